@@ -1,0 +1,3 @@
+# Uniprocessor guest.
+# CONFIG_SMP is not set
+CONFIG_X86_UP_APIC=y
