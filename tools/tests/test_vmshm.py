@@ -540,4 +540,8 @@ class ResultsTest(unittest.TestCase):
 
 
 if __name__ == '__main__':
-    unittest.main()
+    res = unittest.main(exit=False, verbosity=2).result
+    failed = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
+    skipped = len(res.skipped)
+    print(f'unit: {res.testsRun - failed - skipped} passed, {failed} failed, {skipped} skipped')
+    sys.exit(1 if failed or not res.testsRun else 0)

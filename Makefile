@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-shm: the single entry point.  "make help" lists the targets.
+#
+# Everything is built under build/ (ignored by git); the base tree is never
+# modified: it is imported into build/src/<variant>/ as a git branch.
+
+LINUX   ?=
+MEM     ?= 256
+CPUS    ?= 2
+CONFIG  ?= up
+CONFIGS ?= up smp debug
+ACCEL   ?= auto
+ARGS    ?=
+
+# make test: the harness on Debian's own kernel, at a small scale.
+DEBIAN_KERNEL ?= $(lastword $(sort $(wildcard /boot/vmlinuz-*)))
+TEST_MEM      ?= 256
+TEST_SCALE    ?= 64
+NATIVE_MEM    ?= 64
+TEST_STEPS    ?= lint unit testcases native boot-debian
+
+VMSHM := python3 tools/vmshm
+comma := ,
+empty :=
+space := $(empty) $(empty)
+
+.PHONY: help vanilla patched compare test lint unit testcases native boot-debian table clean
+
+help:
+	@echo 'vm-shm: Linux 2.6.3 VM patchset and its QEMU test harness'
+	@echo
+	@echo 'With a 2.6.3 tree (a directory or linux-2.6.3.tar.bz2):'
+	@echo '  make LINUX=<tree> vanilla   toolchain patches only: build $(CONFIGS), boot each, run the suite'
+	@echo '  make LINUX=<tree> patched   the whole series, the same way'
+	@echo '  make compare                latest vanilla vs patched run of CONFIG=$(CONFIG), MEM=$(MEM): figures + PNGs'
+	@echo
+	@echo 'Without one:'
+	@echo '  make test                   $(TEST_STEPS)'
+	@echo '  make lint                   check patches/series and every patch it lists'
+	@echo '  make unit                   unit tests of tools/vmshm'
+	@echo '  make testcases              build the scenario programs (static i386 and native)'
+	@echo '  make native                 run the scenarios on this machine at -m $(NATIVE_MEM)'
+	@echo '  make boot-debian            boot Debian'"'"'s kernel in QEMU with the guest init and the scenarios'
+	@echo '  make table                  print the markdown table of results/*.json'
+	@echo
+	@echo 'Variables: LINUX=$(LINUX) MEM=$(MEM) (guest MB) CPUS=$(CPUS) (for SMP configs)'
+	@echo '  CONFIG=$(CONFIG) CONFIGS="$(CONFIGS)" ACCEL=$(ACCEL) (auto|kvm|tcg) ARGS= (extra options of tools/vmshm run)'
+	@echo 'Finer control: tools/vmshm -h'
+
+testcases:
+	$(MAKE) -C tools/testing/vm-shm
+	$(MAKE) -C tools/testing/vm-shm native
+
+vanilla patched: testcases
+	@test -n "$(LINUX)" || { echo 'make $@: say where the 2.6.3 tree is: make LINUX=<dir or linux-2.6.3.tar.bz2> $@'; exit 2; }
+	$(VMSHM) suite --linux $(LINUX) --variant $@ --configs $(subst $(space),$(comma),$(strip $(CONFIGS))) \
+		--mem $(MEM) --cpus $(CPUS) --accel $(ACCEL) $(ARGS)
+
+compare:
+	$(VMSHM) compare vanilla-$(CONFIG)-m$(MEM) patched-$(CONFIG)-m$(MEM)
+
+lint:
+	$(VMSHM) lint
+
+unit:
+	python3 tools/tests/test_vmshm.py
+
+native: testcases
+	$(VMSHM) native --mem $(NATIVE_MEM)
+
+boot-debian: testcases
+	@test -n "$(DEBIAN_KERNEL)" || { echo 'make $@: no /boot/vmlinuz-*: apt-get install linux-image-amd64'; exit 2; }
+	$(VMSHM) run --kernel $(DEBIAN_KERNEL) --mem $(TEST_MEM) --scale $(TEST_SCALE) --accel $(ACCEL) \
+		--timeout 900 --quiet-timeout 180 --label debian $(ARGS)
+
+# Every step runs even if an earlier one failed; the last line counts them.
+test:
+	@pass=0; fail=0; failed=; \
+	for step in $(TEST_STEPS); do \
+		echo "=== make $$step"; \
+		if $(MAKE) --no-print-directory $$step; then pass=$$((pass + 1)); \
+		else fail=$$((fail + 1)); failed="$$failed $$step"; fi; \
+	done; \
+	[ -z "$$failed" ] || echo "failed steps:$$failed"; \
+	echo "test: $$pass passed, $$fail failed"; \
+	[ $$fail -eq 0 ]
+
+table:
+	$(VMSHM) table
+
+clean:
+	rm -rf build/guest build/vm-shm build/results build/compare
