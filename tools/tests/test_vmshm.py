@@ -248,6 +248,30 @@ class PrepareTest(unittest.TestCase):
         self.assertIn('howdy', (repo / 'mm/memory.c').read_text())
         self.assertEqual(len(self.log(repo)), 2)
 
+    def test_stale_build_record(self):
+        saved = vmshm.CONFIGS
+        vmshm.CONFIGS = Path(self.tmp.name) / 'configs'
+        try:
+            write(vmshm.CONFIGS / 'up.config', 'CONFIG_X86=y\n')
+            src = self.prepare('vanilla')
+            obj = vmshm.obj_dir('vanilla', 'up')
+            self.assertEqual(vmshm.stale_reason('vanilla', 'up'), 'no build record')
+            obj.mkdir(parents=True)
+            state = json.loads((src / '.git/vmshm-prepare.json').read_text())
+            (obj / 'vmshm-build.json').write_text(json.dumps({
+                'patches': [[a['patch'], a['sha256']] for a in state['applied']],
+                'local_changes': False,
+                'config_sha256': vmshm.file_sha256(vmshm.CONFIGS / 'up.config')}))
+            self.assertIsNone(vmshm.stale_reason('vanilla', 'up'))
+            write(vmshm.CONFIGS / 'up.config', 'CONFIG_X86=y\nCONFIG_SMP=y\n')
+            self.assertIn('config changed', vmshm.stale_reason('vanilla', 'up'))
+            write(vmshm.CONFIGS / 'up.config', 'CONFIG_X86=y\n')
+            p = vmshm.PATCHES / 'toolchain/a.patch'
+            p.write_text(p.read_text() + '\n')
+            self.assertIn('no longer matches', vmshm.stale_reason('vanilla', 'up'))
+        finally:
+            vmshm.CONFIGS = saved
+
     def test_patch_that_does_not_apply(self):
         p = vmshm.PATCHES / 'mm/b.patch'
         p.write_text(p.read_text().replace(' line two', ' line three'))
@@ -427,7 +451,7 @@ def fake_qemu(lines, then='sleep'):
 class BootTest(unittest.TestCase):
     """The run loop against a fake QEMU: results, not runner crashes."""
 
-    def boot(self, cmd, quiet=2, total=30):
+    def boot(self, cmd, quiet=5, total=60):
         with tempfile.TemporaryDirectory() as d:
             p = vmshm.ConsoleParser()
             disp = vmshm.Display(stream=io.StringIO(), tty=False)
