@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * load.h - the shm swap load shared by shm_swap_storm and
+ * copy_during_swap: one SysV segment filled with self-describing blocks,
+ * touched by several processes, each owning (rewriting) every nproc-th
+ * block and reading the header of all others.
+ */
+#ifndef VMSHM_LOAD_H
+#define VMSHM_LOAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/resource.h>
+
+#define VM_LOAD_MAX	64
+
+struct vm_load_shared;
+
+struct vm_load {
+	char *base;
+	uint64_t bytes;
+	uint64_t nblk;
+	uint32_t seed;
+	int nproc;
+	int stride;
+	pid_t pid[VM_LOAD_MAX];
+	struct vm_load_shared *sh;
+	struct rusage ru;	/* summed over the reaped touchers */
+	double fill_ms;
+	int died;		/* touchers that did not exit cleanly */
+};
+
+/* create the segment and fill it (generation 0); 0 or -1 */
+int vm_load_create(struct vm_load *l, uint64_t bytes, uint32_t seed);
+/* fork @nproc touchers walking every @stride-th block per pass */
+int vm_load_start(struct vm_load *l, int nproc, int stride);
+uint32_t vm_load_min_passes(struct vm_load *l);
+uint64_t vm_load_blocks_touched(struct vm_load *l);
+uint32_t vm_load_errors(struct vm_load *l);
+int vm_load_check_dead(struct vm_load *l);	/* touchers gone early */
+/* stop the touchers, reap them within @timeout_ms, then SIGKILL */
+void vm_load_stop(struct vm_load *l, double timeout_ms);
+/* print the first toucher-detected mismatches */
+void vm_load_report_errors(struct vm_load *l, const char *what);
+/* full check of every block by the caller; returns bad blocks */
+long vm_load_verify(struct vm_load *l, const char *what);
+void vm_load_destroy(struct vm_load *l);
+
+#endif /* VMSHM_LOAD_H */
