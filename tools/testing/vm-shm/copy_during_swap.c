@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * copy_during_swap - scenario 3: a sequential read of a large file, first
+ * on a quiet machine, then while the scenario 2 load (shm touchers plus
+ * anonymous pressure) runs.  A VM that prefers swapping out dirty, busy
+ * shm over dropping clean, used-once file cache swaps out about as much
+ * as it reads, and the read crawls.
+ *
+ * The file (-s MB, default 2 * mem) is created in -d DIR unless -f names
+ * an existing one; it is dropped from the page cache (fsync + fadvise
+ * DONTNEED) before each read.  Reported: MB/s unloaded and loaded, their
+ * ratio, swap-out bytes during the loaded read and per byte read.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "vmshm.h"
+#include "load.h"
+
+static const char summary[] =
+	"copy_during_swap: sequential file read, unloaded and under the\n"
+	"shm swap load; MB/s and swap-out during the read";
+
+static const char *const names[] = {
+	"file ready", "unloaded read", "loaded read", "shm data integrity",
+	"cleanup", NULL
+};
+
+#define RD_BUF	(1024 * 1024)
+
+struct rd {
+	uint64_t bytes;
+	double ms;
+	long bad;
+	int err;
+	int truncated;
+};
+
+static char *rbuf;
+
+static void file_fill(char *b, uint64_t first_blk)
+{
+	uint32_t *w;
+	size_t i;
+
+	for (i = 0; i < RD_BUF / VM_BLK; i++) {
+		w = (uint32_t *)(b + i * VM_BLK);
+		w[0] = VM_MAGIC ^ (uint32_t)(first_blk + i);
+		w[1] = ~(uint32_t)(first_blk + i);
+	}
+}
+
+static int create_file(const char *path, uint64_t size)
+{
+	uint64_t off;
+	int fd;
+
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0) {
+		ktap_diag("create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	vm_register_path(path);
+	memset(rbuf, 0xa5, RD_BUF);	/* non-zero content */
+	for (off = 0; off < size; off += RD_BUF) {
+		size_t n = (size_t)VM_MIN((uint64_t)RD_BUF, size - off);
+
+		file_fill(rbuf, off / VM_BLK);
+		if (vm_write_all(fd, rbuf, n) != 0) {
+			ktap_diag("write %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		vm_progress("creating %s: %llu of %llu MB", path,
+			    (unsigned long long)(off / VM_MB),
+			    (unsigned long long)(size / VM_MB));
+	}
+	if (fsync(fd) != 0) {
+		ktap_diag("fsync %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static void drop_cache(int fd)
+{
+	int e;
+
+	if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+		ktap_diag("fsync: %s", strerror(errno));
+	e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (e)
+		ktap_diag("fadvise(DONTNEED): %s", strerror(e));
+}
+
+static void read_file(int fd, uint64_t size, int verify, double bound_ms,
+		      struct rd *r, const char *what)
+{
+	double t0 = vm_now_ms();
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		r->err = errno;
+		return;
+	}
+	while (r->bytes < size) {
+		n = read(fd, rbuf, RD_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r->err = errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (verify) {
+			uint64_t blk = r->bytes / VM_BLK;
+			ssize_t i;
+
+			for (i = 0; i + 8 <= n; i += VM_BLK, blk++) {
+				uint32_t *w = (uint32_t *)(rbuf + i);
+
+				if (w[0] == (VM_MAGIC ^ (uint32_t)blk) &&
+				    w[1] == ~(uint32_t)blk)
+					continue;
+				if (r->bad < 3)
+					ktap_diag("%s: bad block at offset "
+						  "0x%llx: expected 0x%08x got "
+						  "0x%08x", what,
+						  (unsigned long long)blk *
+						  VM_BLK,
+						  VM_MAGIC ^ (uint32_t)blk,
+						  w[0]);
+				r->bad++;
+			}
+		}
+		r->bytes += n;
+		vm_progress("%s: %llu of %llu MB", what,
+			    (unsigned long long)(r->bytes / VM_MB),
+			    (unsigned long long)(size / VM_MB));
+		if (bound_ms > 0 && vm_now_ms() - t0 > bound_ms) {
+			r->truncated = 1;
+			break;
+		}
+	}
+	r->ms = vm_now_ms() - t0;
+}
+
+static double mbps(const struct rd *r)
+{
+	return r->ms > 0 ? (double)r->bytes / VM_MB / (r->ms / 1000) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
+	const char *file = NULL;
+	int keep = 0;
+	const struct vm_opt opts[] = {
+		{ 's', VM_OPT_LONG, &file_mb, "MB",
+		  "file size to create (default 2 * mem)" },
+		{ 'f', VM_OPT_STR, &file, "FILE",
+		  "read this existing file instead (kept)" },
+		{ 'k', VM_OPT_FLAG, &keep, "", "keep the created file" },
+		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
+		  "shm segment of the load (default 0.75 * mem)" },
+		{ 'P', VM_OPT_LONG, &nproc, "N",
+		  "shm toucher processes (default 4)" },
+		{ 'a', VM_OPT_LONG, &press_mb, "MB",
+		  "anonymous pressure (default 0.5 * mem)" },
+		{ 't', VM_OPT_LONG, &time_s, "SEC",
+		  "bound of the loaded read and of the load setup "
+		  "(default 300)" },
+		{ 0, 0, NULL, NULL, NULL },
+	};
+	char path[512];
+	struct vm_vmstat_snap s0, s1, s2, s3;
+	struct vm_probe probe;
+	struct vm_load load;
+	struct vm_hog hog;
+	struct rd quiet, busy;
+	uint64_t size, shm_bytes, press_bytes = 0, avail;
+	long long swapout, swapout_quiet;
+	int fd = -1, created = 0, verify, load_ok = 0, hog_on = 0, ok;
+	struct stat st;
+	double t0;
+	long bad;
+
+	vm_init("copy_during_swap", argc, argv, opts, summary, 1500);
+	if (file_mb < 0)
+		file_mb = vm_cfg.mem_mb * 2;
+	if (shm_mb < 0)
+		shm_mb = vm_cfg.mem_mb * 3 / 4;
+	if (press_mb < 0)
+		press_mb = vm_cfg.mem_mb / 2;
+	if (nproc < 1 || nproc > VM_LOAD_MAX) {
+		fprintf(stderr, "copy_during_swap: bad -P\n");
+		return 1;
+	}
+	shm_bytes = vm_vsize_cap((uint64_t)shm_mb * VM_MB);
+	size = (uint64_t)file_mb * VM_MB;
+
+	ktap_header(5);
+	ktap_names(names);
+	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
+	vm_fig_i("shm_mb", (long long)(shm_bytes / VM_MB), "MB");
+	vm_fig_i("procs", nproc, "count");
+	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
+
+	rbuf = malloc(RD_BUF);
+	if (!rbuf) {
+		ktap_fail(names[0], "malloc: %s", strerror(errno));
+		ktap_exit();
+	}
+
+	vm_phase("prepare file");
+	if (file) {
+		snprintf(path, sizeof(path), "%s", file);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			ktap_fail(names[0], "%s: not a regular file", path);
+			goto skip_all;
+		}
+		size = st.st_size;
+		verify = 0;
+	} else {
+		uint64_t room;
+		int mem;
+
+		snprintf(path, sizeof(path), "%s/vmshm_copy.%d.dat",
+			 vm_cfg.dir, (int)getpid());
+		mem = vm_is_tmpfs(vm_cfg.dir);
+		if (mem > 0 && size > vm_mem_bytes() / 4) {
+			ktap_diag("%s is in memory (tmpfs/ramfs): file capped "
+				  "to mem/4; use -d on a disk", vm_cfg.dir);
+			size = vm_mem_bytes() / 4;
+		}
+		room = vm_fs_avail(vm_cfg.dir);
+		room = room > 32 * VM_MB ? room - 32 * VM_MB : 0;
+		if (size > room) {
+			ktap_diag("only %llu MB free in %s: file capped",
+				  (unsigned long long)(room / VM_MB),
+				  vm_cfg.dir);
+			size = room;
+		}
+		size = size / VM_MB * VM_MB;
+		if (size < 4 * VM_MB) {
+			ktap_fail(names[0], "no room for a file in %s",
+				  vm_cfg.dir);
+			goto skip_all;
+		}
+		t0 = vm_now_ms();
+		if (create_file(path, size) != 0) {
+			unlink(path);
+			ktap_fail(names[0], "cannot create %s", path);
+			goto skip_all;
+		}
+		created = 1;
+		vm_fig_f("create_s", (vm_now_ms() - t0) / 1000, "s");
+		verify = 1;
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		ktap_fail(names[0], "open %s: %s", path, strerror(errno));
+		goto skip_all;
+	}
+	vm_fig_i("file_mb", (long long)(size / VM_MB), "MB");
+	ktap_ok(names[0], "%s, %llu MB", path,
+		(unsigned long long)(size / VM_MB));
+
+	/* quiet read */
+	vm_phase("unloaded read");
+	drop_cache(fd);
+	vm_fig_i("cached_kb_after_drop", vm_meminfo_kb("Cached"), "kB");
+	vm_vmstat_snap(&s0);
+	read_file(fd, size, verify, 0, &quiet, "unloaded read");
+	vm_vmstat_snap(&s1);
+	swapout_quiet = vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT);
+	vm_fig_f("unloaded_MBps", mbps(&quiet), "MBps");
+	vm_fig_f("unloaded_s", quiet.ms / 1000, "s");
+	vm_fig_i("unloaded_swapout_bytes",
+		 swapout_quiet >= 0 ? swapout_quiet * vm_pagesize : -1,
+		 "bytes");
+	ok = !quiet.err && !quiet.bad && quiet.bytes == size;
+	ktap_result(ok, names[1], "%llu MB in %.0f ms%s%s",
+		    (unsigned long long)(quiet.bytes / VM_MB), quiet.ms,
+		    quiet.err ? ", error: " : "",
+		    quiet.err ? strerror(quiet.err) : "");
+
+	/* the load */
+	vm_phase("start load");
+	if (vm_probe_start(&probe, 10) != 0)
+		ktap_diag("no latency probe");
+	if (vm_load_create(&load, shm_bytes, 0xc0b1) == 0) {
+		t0 = vm_now_ms();
+		load_ok = vm_load_start(&load, (int)nproc, 1) == 0;
+		while (load_ok && vm_load_min_passes(&load) < 1 &&
+		       !vm_load_check_dead(&load) &&
+		       vm_now_ms() - t0 < time_s * 1000.0)
+			vm_sleep_ms(20);
+		avail = vm_avail_bytes(shm_bytes);
+		press_bytes = (uint64_t)press_mb * VM_MB;
+		if (press_bytes > avail) {
+			ktap_diag("pressure capped from %llu to %llu MB",
+				  (unsigned long long)(press_bytes / VM_MB),
+				  (unsigned long long)(avail / VM_MB));
+			press_bytes = avail;
+		}
+		if (press_bytes && vm_hog_start(&hog, press_bytes) == 0) {
+			hog_on = 1;
+			if (vm_hog_wait(&hog, time_s, NULL, NULL) != 0)
+				ktap_diag("pressure not satisfied before the "
+					  "loaded read");
+			vm_fig_f("pressure_ms", vm_hog_done_ms(&hog), "ms");
+		}
+		vm_fig_f("load_setup_s", (vm_now_ms() - t0) / 1000, "s");
+	} else {
+		ktap_diag("no shm load: cannot create the segment");
+	}
+	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
+
+	vm_phase("loaded read");
+	drop_cache(fd);
+	vm_probe_reset(&probe);
+	vm_vmstat_snap(&s2);
+	read_file(fd, size, verify, time_s * 1000.0, &busy, "loaded read");
+	vm_vmstat_snap(&s3);
+	swapout = vm_vmstat_delta(&s2, &s3, VMS_PSWPOUT);
+	vm_fig_f("loaded_MBps", mbps(&busy), "MBps");
+	vm_fig_f("loaded_s", busy.ms / 1000, "s");
+	vm_fig_i("loaded_read_mb", (long long)(busy.bytes / VM_MB), "MB");
+	vm_fig_f("loaded_over_unloaded",
+		 mbps(&quiet) > 0 ? mbps(&busy) / mbps(&quiet) : 0, "ratio");
+	vm_fig_i("loaded_swapout_bytes",
+		 swapout >= 0 ? swapout * vm_pagesize : -1, "bytes");
+	vm_fig_i("loaded_swapin_pages",
+		 vm_vmstat_delta(&s2, &s3, VMS_PSWPIN), "pages");
+	vm_fig_i("loaded_pgpgin", vm_vmstat_delta(&s2, &s3, VMS_PGPGIN), "kB");
+	vm_fig_f("swapout_per_read",
+		 busy.bytes && swapout >= 0 ?
+		 (double)swapout * vm_pagesize / busy.bytes : 0, "ratio");
+	vm_fig_f("loaded_probe_max_ms", vm_probe_max_ms(&probe), "ms");
+	if (busy.truncated)
+		ktap_diag("loaded read stopped by the %ld s bound after %llu "
+			  "MB", time_s, (unsigned long long)(busy.bytes /
+							     VM_MB));
+	ok = load_ok && !busy.err && !busy.bad && busy.bytes > 0 &&
+	     (busy.bytes == size || busy.truncated);
+	ktap_result(ok, names[2], "%llu MB in %.0f ms%s%s%s",
+		    (unsigned long long)(busy.bytes / VM_MB), busy.ms,
+		    load_ok ? "" : ", no load",
+		    busy.err ? ", error: " : "",
+		    busy.err ? strerror(busy.err) : "");
+
+	vm_phase("stop load");
+	if (load_ok)
+		vm_load_stop(&load, 60000);
+	if (hog_on)
+		vm_hog_stop(&hog, NULL);
+	vm_probe_stop(&probe);
+	if (load_ok) {
+		uint32_t errs = vm_load_errors(&load);
+
+		vm_fig_i("toucher_majflt", load.ru.ru_majflt, "count");
+		vm_load_report_errors(&load, "shm");
+		bad = vm_load_verify(&load, "shm");
+		ktap_result(!errs && !bad && !load.died, names[3], NULL);
+	} else {
+		ktap_skip(names[3], "no shm load");
+	}
+	if (load.base)
+		vm_load_destroy(&load);
+
+	vm_phase("cleanup");
+	ok = vm_nchildren() == 0;
+	vm_kill_all();
+	close(fd);
+	if (created && !keep) {
+		if (unlink(path) != 0) {
+			ktap_diag("unlink %s: %s", path, strerror(errno));
+			ok = 0;
+		}
+		vm_unregister_path(path);
+	} else if (created) {
+		vm_unregister_path(path);
+		ktap_diag("kept %s", path);
+	}
+	ktap_result(ok, names[4], NULL);
+	ktap_exit();
+
+skip_all:
+	ktap_skip(names[1], "no file");
+	ktap_skip(names[2], "no file");
+	ktap_skip(names[3], "no file");
+	ktap_skip(names[4], "no file");
+	ktap_exit();
+}
