@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fork_exit_rate - scenario 5: how fast can a task holding large shared
+ * mappings fork children that exit at once?
+ *
+ * The parent holds a SysV shm segment and a MAP_SHARED mapping of a file
+ * (tmpfs if one is mounted, else in -d DIR), -s MB in total (default
+ * mem/4), every page touched.  Two variants, each for -t seconds or -n
+ * forks: the child calls _exit(0) at once ("exit"), or first writes -c
+ * pages spread over both shared mappings and a private one ("touch").
+ * The parent checks that the shared writes are visible and the private
+ * one is not.  Reported: forks/s and the fork-to-reap time per variant.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/wait.h>
+
+#include "vmshm.h"
+
+static const char summary[] =
+	"fork_exit_rate: fork/exit rate of a task holding large shared\n"
+	"mappings (shm + shared file), plain and with a few touches";
+
+static const char *const names[] = {
+	"mappings created and touched", "fork+exit", "fork+touch+exit",
+	"cleanup", NULL
+};
+
+#define PRIV_BYTES	(1024 * 1024)
+
+static char *shm, *fmap, *priv;
+static uint64_t shm_bytes, file_bytes;
+
+static void touch_all(char *p, uint64_t len, uint32_t v)
+{
+	uint64_t off;
+
+	for (off = 0; off < len; off += vm_pagesize)
+		*(volatile uint32_t *)(p + off) = v;
+}
+
+/* child of the touch variant: @c pages, written with @tag */
+static void child_touch(long c, uint32_t tag)
+{
+	uint64_t sp = shm_bytes / vm_pagesize, fp = file_bytes / vm_pagesize;
+	uint64_t pp = PRIV_BYTES / vm_pagesize;
+	long i;
+
+	for (i = 0; i < c; i++) {
+		uint64_t k = (uint64_t)(i / 3) * 7919;
+
+		switch (i % 3) {
+		case 0:
+			*(volatile uint32_t *)(shm + (k % sp) * vm_pagesize +
+					       4) = tag;
+			break;
+		case 1:
+			*(volatile uint32_t *)(fmap + (k % fp) * vm_pagesize +
+					       4) = tag;
+			break;
+		default:
+			*(volatile uint32_t *)(priv + (k % pp) * vm_pagesize +
+					       4) = tag;
+			break;
+		}
+	}
+}
+
+struct res {
+	long forks;
+	long errors;
+	double ms, lat_max;
+	struct rusage ru;
+};
+
+static void run_variant(const char *key, int touch, long c, long max_n,
+			double max_s, struct res *r)
+{
+	double t0 = vm_now_ms(), ta, lat;
+	char k[64];
+	int st;
+
+	memset(r, 0, sizeof(*r));
+	while (r->forks < max_n && vm_now_ms() - t0 < max_s * 1000) {
+		uint32_t tag = 0x7a000000u | (uint32_t)r->forks;
+		struct rusage ru;
+		pid_t pid;
+
+		ta = vm_now_ms();
+		pid = vm_fork();
+		if (pid == 0) {
+			if (touch)
+				child_touch(c, tag);
+			_exit(0);
+		}
+		if (pid < 0) {
+			ktap_diag("%s: fork: %s", key, strerror(errno));
+			r->errors++;
+			break;
+		}
+		memset(&ru, 0, sizeof(ru));
+		if (vm_wait(pid, &st, &ru) != 0) {
+			ktap_diag("%s: wait: %s", key, strerror(errno));
+			r->errors++;
+			break;
+		}
+		lat = vm_now_ms() - ta;
+		if (lat > r->lat_max)
+			r->lat_max = lat;
+		vm_rusage_add(&r->ru, &ru);
+		r->forks++;
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			if (r->errors < 3)
+				ktap_diag("%s: child status 0x%x", key, st);
+			r->errors++;
+		}
+		if (touch && c >= 3) {
+			/* page 0 of each mapping: written by i = 0, 1, 2 */
+			uint32_t s = *(volatile uint32_t *)(shm + 4);
+			uint32_t f = *(volatile uint32_t *)(fmap + 4);
+			uint32_t p = *(volatile uint32_t *)(priv + 4);
+
+			if (s != tag || f != tag || p != 0x11111111u) {
+				if (r->errors < 3)
+					ktap_diag("%s: after child %ld: shm "
+						  "0x%08x file 0x%08x (want "
+						  "0x%08x) private 0x%08x "
+						  "(want 0x11111111)", key,
+						  r->forks, s, f, tag, p);
+				r->errors++;
+			}
+		}
+		vm_progress("%s: %ld forks, %.0f per s", key, r->forks,
+			    r->forks * 1000.0 / (vm_now_ms() - t0));
+	}
+	r->ms = vm_now_ms() - t0;
+
+	snprintf(k, sizeof(k), "%s_forks", key);
+	vm_fig_i(k, r->forks, "count");
+	snprintf(k, sizeof(k), "%s_per_s", key);
+	vm_fig_f(k, r->ms > 0 ? r->forks * 1000.0 / r->ms : 0, "per_s");
+	snprintf(k, sizeof(k), "%s_ms", key);
+	vm_fig_f(k, r->forks ? r->ms / r->forks : 0, "ms");
+	snprintf(k, sizeof(k), "%s_ms_max", key);
+	vm_fig_f(k, r->lat_max, "ms");
+	snprintf(k, sizeof(k), "%s_child_minflt", key);
+	vm_fig_f(k, r->forks ? (double)r->ru.ru_minflt / r->forks : 0,
+		 "count");
+}
+
+int main(int argc, char **argv)
+{
+	long total_mb = -1, max_n = 100000, ntouch = 16;
+	double time_s = 10;
+	const char *tdir = NULL;
+	const struct vm_opt opts[] = {
+		{ 's', VM_OPT_LONG, &total_mb, "MB",
+		  "shared mappings in total, half shm half file "
+		  "(default mem/4)" },
+		{ 't', VM_OPT_DOUBLE, &time_s, "SEC",
+		  "time per variant (default 10)" },
+		{ 'n', VM_OPT_LONG, &max_n, "N",
+		  "max forks per variant (default 100000)" },
+		{ 'c', VM_OPT_LONG, &ntouch, "N",
+		  "pages the touching child writes (default 16)" },
+		{ 'D', VM_OPT_STR, &tdir, "DIR",
+		  "tmpfs directory for the file (default: first tmpfs of "
+		  "-d, /dev/shm, /tmp)" },
+		{ 0, 0, NULL, NULL, NULL },
+	};
+	const char *fdir;
+	char path[512];
+	struct res r1, r2;
+	int fd = -1, ok;
+
+	vm_init("fork_exit_rate", argc, argv, opts, summary, 600);
+	if (total_mb < 0)
+		total_mb = vm_cfg.mem_mb / 4;
+	if (total_mb < 2)
+		total_mb = 2;
+	if (max_n < 1 || ntouch < 0) {
+		fprintf(stderr, "fork_exit_rate: bad -n or -c\n");
+		return 1;
+	}
+	shm_bytes = vm_vsize_cap((uint64_t)total_mb * VM_MB / 2);
+	file_bytes = vm_vsize_cap((uint64_t)total_mb * VM_MB / 2);
+
+	ktap_header(4);
+	ktap_names(names);
+	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
+	vm_fig_i("shm_mb", (long long)(shm_bytes / VM_MB), "MB");
+	vm_fig_i("file_mb", (long long)(file_bytes / VM_MB), "MB");
+	vm_fig_f("time_per_variant_s", time_s, "s");
+	vm_fig_i("touch_pages", ntouch, "pages");
+
+	vm_phase("create mappings");
+	fdir = vm_find_tmpfs(tdir);
+	if (!fdir)
+		fdir = vm_cfg.dir;
+	snprintf(path, sizeof(path), "%s/vmshm_fork.%d", fdir, (int)getpid());
+	ktap_diag("file %s (%s)", path, vm_is_tmpfs(fdir) == 1 ?
+		  "tmpfs" : "not tmpfs");
+	shm = vm_shm_create(shm_bytes, NULL);
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	if (fd >= 0) {
+		vm_register_path(path);
+		if (ftruncate(fd, (off_t)file_bytes) != 0) {
+			ktap_diag("ftruncate: %s", strerror(errno));
+		} else {
+			fmap = mmap(NULL, (size_t)file_bytes,
+				    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (fmap == MAP_FAILED) {
+				ktap_diag("mmap file: %s", strerror(errno));
+				fmap = NULL;
+			}
+		}
+	} else {
+		ktap_diag("open %s: %s", path, strerror(errno));
+	}
+	priv = mmap(NULL, PRIV_BYTES, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (priv == MAP_FAILED)
+		priv = NULL;
+	if (!shm || !fmap || !priv) {
+		ktap_fail(names[0], "could not create the mappings");
+		ktap_skip(names[1], "no mappings");
+		ktap_skip(names[2], "no mappings");
+		goto cleanup;
+	}
+	touch_all(shm, shm_bytes, 0x22222222u);
+	touch_all(fmap, file_bytes, 0x33333333u);
+	touch_all(priv, PRIV_BYTES, 0x11111111u);
+	memset(priv, 0x11, PRIV_BYTES);
+	ktap_ok(names[0], NULL);
+
+	vm_phase("fork+exit");
+	run_variant("exit", 0, 0, max_n, time_s, &r1);
+	ktap_result(r1.forks > 0 && !r1.errors, names[1], "%ld forks, %ld "
+		    "errors", r1.forks, r1.errors);
+	vm_phase("fork+touch+exit");
+	run_variant("touch", 1, ntouch, max_n, time_s, &r2);
+	ktap_result(r2.forks > 0 && !r2.errors, names[2], "%ld forks, %ld "
+		    "errors", r2.forks, r2.errors);
+	if (r1.forks && r2.forks && r1.ms > 0 && r2.ms > 0)
+		vm_fig_f("touch_over_exit", (r2.forks / r2.ms) /
+			 (r1.forks / r1.ms), "ratio");
+
+cleanup:
+	vm_phase("cleanup");
+	ok = vm_nchildren() == 0;
+	vm_kill_all();
+	if (shm && shmdt(shm) != 0) {
+		ktap_diag("shmdt: %s", strerror(errno));
+		ok = 0;
+	}
+	if (fmap && munmap(fmap, (size_t)file_bytes) != 0)
+		ok = 0;
+	if (fd >= 0) {
+		close(fd);
+		if (unlink(path) != 0)
+			ok = 0;
+		vm_unregister_path(path);
+	}
+	ktap_result(ok, names[3], NULL);
+	ktap_exit();
+}
