@@ -28,6 +28,8 @@
  *                                  MemTotal)
  *   vmshm.args.<prog>=a,b,...      extra arguments (commas become spaces)
  *   vmshm.timeout=S                kill a program after S seconds (0: never)
+ *   vmshm.sysctl=path:val,...      write val to /proc/sys/<path> first, e.g.
+ *                                  vmshm.sysctl=vm/vm_cache_scan_ratio:0
  *   vmshm.disks=N                  wait up to 5 s for N vm-shm disks to
  *                                  appear (after loading modules)
  *
@@ -209,6 +211,34 @@ static long long field(const char *buf, const char *key, int colon)
 			p++;
 	}
 	return -1;
+}
+
+/*
+ * vmshm.sysctl=path:val,path:val: write each val to /proc/sys/<path>
+ * before the programs run, so one kernel can be measured with a tunable
+ * set both ways.  Each write is reported; a failed one is fatal, since
+ * the run would not measure what was asked.
+ */
+static void set_sysctls(const char *list)
+{
+	char buf[512], path[320], *item, *save, *colon;
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		colon = strchr(item, ':');
+		if (!colon)
+			fatal("vmshm.sysctl: \"%s\" is not path:value", item);
+		*colon = 0;
+		snprintf(path, sizeof(path), "/proc/sys/%s", item);
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, colon + 1, strlen(colon + 1)) < 0)
+			fatal("vmshm.sysctl: %s = %s: %s", path, colon + 1,
+			      strerror(errno));
+		close(fd);
+		out("# vmshm: sysctl %s = %s", item, colon + 1);
+	}
 }
 
 /* ---- console, file systems, devices ------------------------------------ */
@@ -695,6 +725,12 @@ int main(void)
 	load_modules();
 	setup_disks(option_long("vmshm.disks", 0));
 	print_guest();
+	{
+		char sysctls[512];
+
+		if (option("vmshm.sysctl", sysctls, sizeof(sysctls)))
+			set_sysctls(sysctls);
+	}
 
 	read_file("/proc/meminfo", mi, sizeof(mi));
 	mem_mb = option_long("vmshm.mem", field(mi, "MemTotal", 1) / 1024);
