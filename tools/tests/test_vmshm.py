@@ -350,7 +350,7 @@ class ParserTest(unittest.TestCase):
                          [('oom', 'note', 'shm_swap_storm')])
         v, summary = vmshm.verdict(p, 'done', ['syscall_regs', 'shm_swap_storm', 'integrity'], 61)
         self.assertEqual(v, 'FAIL')
-        self.assertIn('syscall_regs: not ok', summary)
+        self.assertIn('not ok: syscall_regs', summary)
         self.assertIn('2/3 ok (1 skipped), 1 OOM kills, 61 s', summary)
 
     def test_pass(self):
@@ -372,8 +372,10 @@ class ParserTest(unittest.TestCase):
         p = feed(log)
         self.assertEqual([e['kind'] for e in p.events], ['oops', 'oops'])
         self.assertTrue(all(e['program'] == 'many_vmas' for e in p.events))
-        v, summary = vmshm.verdict(p, 'exit', ['many_vmas'], 5)
+        v, summary = vmshm.verdict(p, 'exit', ['many_vmas', 'integrity', 'fork_exit_rate'], 5)
         self.assertEqual(v, 'FAIL')
+        self.assertIn('guest ended early while running many_vmas', summary)
+        self.assertIn('3 not finished', summary)
         self.assertIn('Unable to handle kernel NULL pointer', summary)
         self.assertIn('(in many_vmas)', summary)
 
@@ -382,6 +384,14 @@ class ParserTest(unittest.TestCase):
                  'Debug: sleeping function called from invalid context\nCall Trace:\n')
         self.assertEqual([(e['kind'], e['severity']) for e in p.events],
                          [('warning', 'error'), ('trace', 'error')])
+
+    def test_build_paths_are_dropped(self):
+        src = vmshm.BUILD / 'src' / 'vanilla'
+        p = feed(f'# vmshm: start integrity\nkernel BUG at {src}/mm/slab.c:1696!\n'
+                 f'kernel BUG at {src}/mm/slab.c:1696!\n')
+        self.assertEqual(p.events[0]['line'], 'kernel BUG at mm/slab.c:1696!')
+        v, summary = vmshm.verdict(p, 'done', ['integrity'], 5)
+        self.assertIn('kernel BUG at mm/slab.c:1696! x2 (in integrity)', summary)
 
     def test_modern_kernel_lines(self):
         p = feed('[   12.345678] BUG: kernel NULL pointer dereference, address: 0000000000000000\n'
