@@ -7,10 +7,11 @@
  * One file of N pages is mapped page by page, in reverse file order, into
  * one reserved area: neighbouring mappings have non-contiguous offsets so
  * none merge, and /proc/self/maps must show N of them.  K forked
- * processes inherit all N vmas; once started they touch every mapping for
- * -r rounds (check the page's header, write their own slot word) while an
- * anonymous process allocates about -a MB.  Reported: time to map, fork
- * and finish the rounds, the longest probe stall and swap/page traffic.
+ * processes inherit all N vmas; once started they touch every mapping
+ * round after round (check the page's header, write their own slot word)
+ * while an anonymous process allocates about -a MB, until the pressure has
+ * all its memory and each made -r more rounds.  Reported: time to map,
+ * fork and finish, the longest probe stall and swap/page traffic.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +41,7 @@ static const char *const names[] = {
 
 struct ctl {
 	volatile uint32_t go;
+	volatile uint32_t stop;		/* checked between rounds */
 	volatile uint32_t rounds[MAXPROC];
 	volatile uint32_t errors[MAXPROC];
 	volatile uint32_t bad_blk[MAXPROC];
@@ -49,34 +51,37 @@ struct ctl {
 
 static uint32_t slot_val(int k, uint32_t round, uint64_t blk)
 {
-	return ((uint32_t)k << 24) ^ (round << 16) ^ (uint32_t)blk ^
-	       0x55000000u;
+	return vm_pat_base(0x5107u + k, blk, round);
 }
 
-/* expected word @w of block @blk after @rounds rounds of @nproc procs */
-static uint32_t expect_word(uint64_t blk, int w, int nproc, uint32_t rounds,
-			    uint32_t base)
-{
-	if (w >= SLOT0 && w < SLOT0 + nproc && rounds)
-		return slot_val(w - SLOT0, rounds, blk);
-	if (w == 0)
-		return VM_MAGIC ^ (uint32_t)blk;
-	if (w == 1)
-		return 0;
-	if (w == 2)
-		return SEED;
-	return base + (uint32_t)w * 0x9e3779b9u;
-}
-
+/*
+ * Block @blk must hold the file pattern except the slot words: slot k
+ * holds what process k wrote in its last round, rounds[k] (or the round
+ * after, if it was killed in the middle of one).
+ */
 static long check_block(const uint32_t *p, uint64_t blk, int nproc,
-			uint32_t rounds, const char *what, long nbad)
+			const uint32_t *rounds, const char *what, long nbad)
 {
-	uint32_t base = vm_pat_base(SEED, blk, 0);
-	int w;
+	uint32_t base = vm_pat_base(SEED, blk, 0), e;
+	int w, k;
 
 	for (w = 0; w < VM_BLK_WORDS; w++) {
-		uint32_t e = expect_word(blk, w, nproc, rounds, base);
-
+		k = w - SLOT0;
+		if (k >= 0 && k < nproc) {
+			e = rounds[k] ? slot_val(k, rounds[k], blk) :
+			    base + (uint32_t)w * 0x9e3779b9u;
+			if (p[w] == e ||
+			    p[w] == slot_val(k, rounds[k] + 1, blk))
+				continue;
+		} else if (w == 0) {
+			e = VM_MAGIC ^ (uint32_t)blk;
+		} else if (w == 1) {
+			e = 0;
+		} else if (w == 2) {
+			e = SEED;
+		} else {
+			e = base + (uint32_t)w * 0x9e3779b9u;
+		}
 		if (p[w] == e)
 			continue;
 		if (nbad < 5)
@@ -89,15 +94,15 @@ static long check_block(const uint32_t *p, uint64_t blk, int nproc,
 	return 0;
 }
 
-static void toucher(char *area, long n, int k, uint32_t rounds,
-		    struct ctl *ctl)
+/* touch every mapping, round after round, until told to stop */
+static void toucher(char *area, long n, int k, struct ctl *ctl)
 {
 	uint32_t r;
 	long j;
 
 	while (!ctl->go)
 		vm_sleep_ms(1);
-	for (r = 1; r <= rounds; r++) {
+	for (r = 1; !ctl->stop; r++) {
 		double t0 = vm_now_ms(), ms;
 
 		for (j = 0; j < n; j++) {
@@ -169,7 +174,8 @@ int main(int argc, char **argv)
 		{ 'k', VM_OPT_LONG, &nproc, "K",
 		  "processes sharing them (default 8, max 256)" },
 		{ 'r', VM_OPT_LONG, &rounds, "R",
-		  "touch rounds per process (default 3)" },
+		  "rounds each process makes once the pressure has all its "
+		  "memory (default 3)" },
 		{ 'a', VM_OPT_LONG, &press_mb, "MB",
 		  "anonymous pressure (default mem)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
@@ -185,10 +191,14 @@ int main(int argc, char **argv)
 	pid_t pids[MAXPROC];
 	uint64_t press_bytes, avail, held;
 	long long maxmap;
-	double t0, map_ms, fork_ms, touch_ms;
+	double t0, map_ms, fork_ms, touch_ms = 0;
 	int fd, k, nforked = 0, ok, hog_on = 0, tmpfs;
 	long j, maps, nbad = 0, nalive;
-	uint32_t errs = 0, round_max = 0;
+	uint32_t errs = 0, round_max = 0, min_rounds = UINT32_MAX;
+	uint32_t min_base = UINT32_MAX;
+	static uint32_t base[MAXPROC], rdone[MAXPROC];
+	int press_done, died = 0, timed_out = 0;
+	double t_stop = 0;
 	char *area;
 
 	vm_init("many_vmas", argc, argv, opts, summary, 1200);
@@ -278,7 +288,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (pids[k] == 0)
-			toucher(area, nvma, k, (uint32_t)rounds, ctl);
+			toucher(area, nvma, k, ctl);
 		nforked++;
 	}
 	fork_ms = vm_now_ms() - t0;
@@ -306,43 +316,77 @@ int main(int argc, char **argv)
 		hog_on = 1;
 	ctl->go = 1;
 	memset(&sum, 0, sizeof(sum));
+	/*
+	 * Until the pressure has all its memory and every process has made
+	 * -r more rounds since then; a process never stops mid-round.
+	 */
 	nalive = nforked;
+	press_done = !hog_on;
+	for (k = 0; k < nforked; k++)
+		base[k] = 0;
 	while (nalive > 0) {
 		uint32_t minr = UINT32_MAX;
+		int enough = press_done;
 
+		if (!press_done && vm_hog_done(&hog)) {
+			if (vm_hog_done(&hog) < 0)
+				ktap_diag("pressure failed");
+			press_done = 1;
+			for (k = 0; k < nforked; k++)
+				base[k] = ctl->rounds[k];
+			enough = 1;
+		}
 		for (k = 0; k < nforked; k++) {
 			int st, rc;
 
+			if (ctl->rounds[k] - base[k] < minr)
+				minr = ctl->rounds[k] - base[k];
+			if (ctl->rounds[k] < base[k] + rounds)
+				enough = 0;
 			if (pids[k] <= 0)
 				continue;
 			memset(&ru, 0, sizeof(ru));
 			rc = vm_wait_timeout(pids[k], &st, &ru, 0);
 			if (rc == 0) {
-				if (!WIFEXITED(st) || WEXITSTATUS(st))
-					ktap_diag("process %d ended with "
+				if (!WIFEXITED(st) || WEXITSTATUS(st) ||
+				    !ctl->stop) {
+					ktap_diag("process %d ended early, "
 						  "status 0x%x", k, st);
+					died++;
+				}
 				vm_rusage_add(&sum, &ru);
 				pids[k] = 0;
 				nalive--;
 			}
-			if (ctl->rounds[k] < minr)
-				minr = ctl->rounds[k];
+		}
+		if (enough && !ctl->stop) {
+			touch_ms = vm_now_ms() - t0;
+			ctl->stop = 1;
+			t_stop = vm_now_ms();
+		}
+		if (ctl->stop && vm_now_ms() - t_stop > 60000) {
+			ktap_diag("processes did not stop within 60 s");
+			break;
+		}
+		if (!ctl->stop && vm_now_ms() - t0 > time_s * 1000.0) {
+			ktap_diag("touch phase hit the %ld s bound", time_s);
+			timed_out = 1;
+			break;
 		}
 		if (!nalive)
 			break;
-		if (vm_now_ms() - t0 > time_s * 1000.0) {
-			ktap_diag("touch phase hit the %ld s bound", time_s);
-			break;
-		}
-		vm_progress("rounds done (slowest) %u of %ld, pressure %llu "
-			    "MB, stall %.0f ms", minr, rounds,
+		vm_progress("rounds since the pressure was satisfied (slowest) "
+			    "%u of %ld, pressure %llu MB, stall %.0f ms",
+			    press_done ? minr : 0, rounds,
 			    hog_on ? (unsigned long long)
 			    (vm_hog_touched(&hog) / VM_MB) : 0ULL,
 			    vm_probe_max_ms(&probe));
 		vm_sleep_ms(20);
 	}
-	touch_ms = vm_now_ms() - t0;
+	if (!ctl->stop)
+		touch_ms = vm_now_ms() - t0;
 	vm_vmstat_snap(&s1);
+	ctl->stop = 1;
 	for (k = 0; k < nforked; k++) {
 		if (pids[k] > 0) {
 			kill(pids[k], SIGKILL);
@@ -356,10 +400,15 @@ int main(int argc, char **argv)
 	}
 	vm_probe_stop(&probe);
 
-	ok = nforked == nproc;
+	ok = nforked == nproc && !died && !timed_out;
 	for (k = 0; k < nforked; k++) {
-		if (ctl->rounds[k] != (uint32_t)rounds)
+		rdone[k] = ctl->rounds[k];
+		if (rdone[k] < base[k] + rounds)
 			ok = 0;
+		if (rdone[k] < min_rounds)
+			min_rounds = rdone[k];
+		if (base[k] < min_base)
+			min_base = base[k];
 		errs += ctl->errors[k];
 		if (ctl->round_ms_max[k] > round_max)
 			round_max = ctl->round_ms_max[k];
@@ -371,6 +420,9 @@ int main(int argc, char **argv)
 				  VM_BLK, ctl->bad_got[k]);
 	}
 	vm_fig_f("touch_s", touch_ms / 1000, "s");
+	vm_fig_i("rounds_min", nforked ? min_rounds : 0, "count");
+	vm_fig_i("rounds_before_pressure_done", nforked ? min_base : 0,
+		 "count");
 	vm_fig_f("round_max_s", round_max / 1000.0, "s");
 	vm_fig_f("probe_max_ms", vm_probe_max_ms(&probe), "ms");
 	vm_fig_i("pswpout", vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT), "pages");
@@ -381,32 +433,25 @@ int main(int argc, char **argv)
 		 "count");
 	vm_fig_i("procs_minflt", sum.ru_minflt, "count");
 	vm_fig_i("procs_majflt", sum.ru_majflt, "count");
-	ktap_result(ok, names[2], ok ? NULL : "not every process finished "
-		    "its rounds");
+	ktap_result(ok, names[2], ok ? NULL : "not every process made its "
+		    "rounds after the pressure was satisfied");
 
 	vm_phase("verify");
 	for (j = 0; j < nvma; j++)
 		nbad += check_block((uint32_t *)(area + j * VM_BLK),
-				    nvma - 1 - j, nforked, ok ? rounds : 0,
-				    "mapping", nbad);
-	if (ok) {
+				    nvma - 1 - j, nforked, rdone, "mapping",
+				    nbad);
+	for (j = 0; j < nvma; j++) {
 		static uint32_t b[VM_BLK_WORDS];
-		long fbad = 0;
 
-		for (j = 0; j < nvma; j++) {
-			if (vm_pread_all(fd, b, VM_BLK, (off_t)j * VM_BLK)) {
-				ktap_diag("pread: %s", strerror(errno));
-				fbad++;
-				break;
-			}
-			fbad += check_block(b, j, nforked, rounds, "file",
-					    fbad);
+		if (vm_pread_all(fd, b, VM_BLK, (off_t)j * VM_BLK)) {
+			ktap_diag("pread: %s", strerror(errno));
+			nbad++;
+			break;
 		}
-		nbad += fbad;
+		nbad += check_block(b, j, nforked, rdone, "file", nbad);
 	}
 	vm_fig_i("bad_blocks", nbad + errs, "count");
-	if (!ok)
-		ktap_diag("rounds incomplete: only the headers were checked");
 	ktap_result(!nbad && !errs, names[3], NULL);
 
 	vm_phase("cleanup");
