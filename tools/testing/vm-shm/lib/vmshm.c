@@ -1257,7 +1257,9 @@ static void vm_hog_worker(struct vm_hog *h, int i, uint64_t bytes)
 			break;
 		}
 		for (off = 0; off < len; off += vm_pagesize) {
-			*(volatile uint32_t *)(p + off) = (uint32_t)(done + off);
+			volatile uint32_t *w = (volatile uint32_t *)(p + off);
+
+			*w = (uint32_t)(done + off);
 			if (!((off / vm_pagesize) & 255))
 				sh->touched[i] = (done + off) / vm_pagesize;
 		}
