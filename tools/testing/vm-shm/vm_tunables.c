@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 		ktap_exit();
 	}
 	ktap_ok("read", "%ld", orig);
-	vm_fig_i("vm_tunables.cache_scan_ratio", orig, "count");
+	vm_fig_i("cache_scan_ratio", orig, "count");
 	if (orig < 0 || orig > RATIO_MAX)
 		ktap_diag("default %ld is outside 0..%d", orig, RATIO_MAX);
 
