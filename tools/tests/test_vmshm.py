@@ -21,6 +21,7 @@ TOOL = HERE.parent / 'vmshm'
 
 
 def load_tool():
+    sys.dont_write_bytecode = True      # no tools/__pycache__ beside the tool
     loader = importlib.machinery.SourceFileLoader('vmshm', str(TOOL))
     spec = importlib.util.spec_from_loader('vmshm', loader)
     mod = importlib.util.module_from_spec(spec)
