@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace shim of <linux/swap.h> for tools/testing/objrmap. */
+#ifndef _SHIM_LINUX_SWAP_H
+#define _SHIM_LINUX_SWAP_H
+
+#include <linux/mm.h>
+
+/* return values of try_to_unmap */
+#define SWAP_SUCCESS	0
+#define SWAP_AGAIN	1
+#define SWAP_FAIL	2
+
+#endif /* _SHIM_LINUX_SWAP_H */
