@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tools/testing/objrmap: the world the objrmap code runs in (world.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <shim/mem.h>
+#include "ktap.h"
+#include "world.h"
+
+static unsigned long world_next_pfn;
+
+void world_init(unsigned long nr_pages)
+{
+	shim_mem_map_init(nr_pages);
+	world_next_pfn = 1;
+}
+
+void world_fini(void)
+{
+	shim_mem_map_free();
+}
+
+struct page *world_alloc_page(void)
+{
+	unsigned long pfn = __atomic_fetch_add(&world_next_pfn, 1,
+					       __ATOMIC_RELAXED);
+	struct page *page;
+
+	if (pfn >= max_mapnr)
+		return NULL;
+	page = pfn_to_page(pfn);
+	atomic_set(&page->count, 1);
+	return page;
+}
+
+unsigned long world_nr_allocated(void)
+{
+	unsigned long n = __atomic_load_n(&world_next_pfn, __ATOMIC_RELAXED);
+
+	return n < max_mapnr ? n : max_mapnr;
+}
+
+struct page *world_file_page(struct world_file *f, unsigned long index)
+{
+	struct page *page = world_alloc_page();
+
+	if (page) {
+		page->index = index;
+		__atomic_store_n(&page->mapping, &f->mapping, __ATOMIC_RELAXED);
+	}
+	return page;
+}
+
+void world_file_init(struct world_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	INIT_LIST_HEAD(&f->mapping.i_mmap);
+	INIT_LIST_HEAD(&f->mapping.i_mmap_shared);
+	init_MUTEX(&f->mapping.i_shared_sem);
+	f->file.f_mapping = &f->mapping;
+}
+
+void world_file_destroy(struct world_file *f)
+{
+	shim_sema_destroy(&f->mapping.i_shared_sem);
+}
+
+struct mm_struct *world_mm_new(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+
+	if (!mm || !(mm->pgd = calloc(PTRS_PER_PGD, sizeof(pgd_t))))
+		shim_fatal("out of memory for an mm");
+	spin_lock_init(&mm->page_table_lock);
+	return mm;
+}
+
+void world_mm_free(struct mm_struct *mm)
+{
+	int i;
+
+	for (i = 0; i < PTRS_PER_PGD; i++)
+		free(mm->pgd[i].table);
+	free(mm->pgd);
+	shim_spin_destroy(&mm->page_table_lock);
+	free(mm);
+}
+
+pte_t *world_pte(struct mm_struct *mm, unsigned long address, int alloc)
+{
+	pgd_t *pgd = mm->pgd + pgd_index(address);
+
+	if (!pgd->table) {
+		if (!alloc)
+			return NULL;
+		pgd->table = calloc(PTRS_PER_PTE, sizeof(pte_t));
+		if (!pgd->table)
+			shim_fatal("out of memory for a page table");
+	}
+	return pgd->table + pte_index(address);
+}
+
+void world_vma_init(struct vm_area_struct *vma, struct mm_struct *mm,
+		    struct world_file *f, unsigned long start,
+		    unsigned long npages, unsigned long pgoff,
+		    unsigned long flags)
+{
+	memset(vma, 0, sizeof(*vma));
+	vma->vm_mm = mm;
+	vma->vm_start = start;
+	vma->vm_end = start + npages * PAGE_SIZE;
+	vma->vm_page_prot = (flags & VM_SHARED) ? PAGE_SHARED : PAGE_READONLY;
+	vma->vm_flags = flags;
+	INIT_LIST_HEAD(&vma->shared);
+	vma->vm_pgoff = pgoff;
+	vma->vm_file = f ? &f->file : NULL;
+}
+
+void world_vma_link(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file->f_mapping;
+
+	down(&mapping->i_shared_sem);
+	spin_lock(&vma->vm_mm->page_table_lock);
+	list_add_tail(&vma->shared, (vma->vm_flags & VM_SHARED) ?
+		      &mapping->i_mmap_shared : &mapping->i_mmap);
+	spin_unlock(&vma->vm_mm->page_table_lock);
+	up(&mapping->i_shared_sem);
+}
+
+void world_vma_unlink(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file->f_mapping;
+
+	down(&mapping->i_shared_sem);
+	list_del_init(&vma->shared);
+	up(&mapping->i_shared_sem);
+}
+
+void world_page_add_rmap(struct page *page)
+{
+	pte_chain_lock(page);
+	if (PageObjrmap(page) ||
+	    (!page_mapped(page) && world_page_mapping(page))) {
+		page_add_objrmap(page);
+	} else {
+		/* a pte_chain page: PG_direct/pte_chain, reduced to a count */
+		if (!page_mapped(page))
+			inc_page_state(nr_mapped);
+		page->pte.direct++;
+	}
+	pte_chain_unlock(page);
+}
+
+void world_page_remove_rmap(struct page *page)
+{
+	pte_chain_lock(page);
+	BUG_ON(!page_mapped(page));	/* the harness never zaps a stray pte */
+	if (PageObjrmap(page)) {
+		page_remove_objrmap(page);
+	} else if (!--page->pte.direct) {
+		dec_page_state(nr_mapped);
+	}
+	pte_chain_unlock(page);
+}
+
+void world_map(struct mm_struct *mm, unsigned long address,
+	       struct page *page, unsigned long pte_bits)
+{
+	pte_t *pte;
+
+	spin_lock(&mm->page_table_lock);
+	pte = world_pte(mm, address, 1);
+	BUG_ON(!pte_none(*pte));
+	set_pte(pte, pfn_pte(page_to_pfn(page),
+			     __pgprot(_PAGE_PRESENT | _PAGE_USER | pte_bits)));
+	mm->rss++;
+	get_page(page);
+	world_page_add_rmap(page);
+	spin_unlock(&mm->page_table_lock);
+}
+
+pte_t world_zap_pte(struct mm_struct *mm, unsigned long address)
+{
+	pte_t *ptep = world_pte(mm, address, 0);
+	pte_t pte;
+	struct page *page;
+
+	BUG_ON(!shim_spin_held(&mm->page_table_lock));
+	if (!ptep || pte_none(*ptep))
+		return __pte(0);
+	pte = ptep_get_and_clear(ptep);
+	if (!pte_present(pte))
+		return pte;		/* a file pte: nothing to account */
+	page = pfn_to_page(pte_pfn(pte));
+	if (pte_dirty(pte))
+		set_page_dirty(page);
+	world_page_remove_rmap(page);
+	put_page(page);
+	mm->rss--;
+	return pte;
+}
+
+void world_zap_range(struct mm_struct *mm, unsigned long start,
+		     unsigned long end)
+{
+	unsigned long address;
+
+	spin_lock(&mm->page_table_lock);
+	for (address = start; address < end; address += PAGE_SIZE)
+		world_zap_pte(mm, address);
+	spin_unlock(&mm->page_table_lock);
+}
+
+pte_t world_read_pte(struct mm_struct *mm, unsigned long address)
+{
+	pte_t *ptep, pte = __pte(0);
+
+	spin_lock(&mm->page_table_lock);
+	ptep = world_pte(mm, address, 0);
+	if (ptep)
+		pte = *ptep;
+	spin_unlock(&mm->page_table_lock);
+	return pte;
+}
+
+void world_write_pte(struct mm_struct *mm, unsigned long address, pte_t pte)
+{
+	spin_lock(&mm->page_table_lock);
+	set_pte(world_pte(mm, address, 1), pte);
+	spin_unlock(&mm->page_table_lock);
+}
+
+unsigned long world_count_ptes(struct mm_struct *mm, unsigned long pfn)
+{
+	unsigned long n = 0;
+	int i, j;
+
+	spin_lock(&mm->page_table_lock);
+	for (i = 0; i < PTRS_PER_PGD; i++) {
+		pte_t *table = mm->pgd[i].table;
+
+		if (!table)
+			continue;
+		for (j = 0; j < PTRS_PER_PTE; j++)
+			if (pte_present(table[j]) && pte_pfn(table[j]) == pfn)
+				n++;
+	}
+	spin_unlock(&mm->page_table_lock);
+	return n;
+}
+
+int world_check(struct mm_struct **mms, int nmm)
+{
+	unsigned long npages = world_nr_allocated(), pfn, mapped = 0;
+	unsigned long *ptes = calloc(npages ? npages : 1, sizeof(*ptes));
+	int bad = 0, m, i, j;
+
+	if (!ptes)
+		shim_fatal("out of memory");
+	for (m = 0; m < nmm; m++) {
+		unsigned long present = 0;
+
+		for (i = 0; i < PTRS_PER_PGD; i++) {
+			pte_t *table = mms[m]->pgd[i].table;
+
+			if (!table)
+				continue;
+			for (j = 0; j < PTRS_PER_PTE; j++) {
+				if (!pte_present(table[j]))
+					continue;
+				present++;
+				pfn = pte_pfn(table[j]);
+				if (pfn == 0 || pfn >= npages) {
+					ktap_diag("mm %d: pte %#lx maps pfn %lu, never handed out",
+						  m, (unsigned long)i * PGDIR_SIZE +
+						  (unsigned long)j * PAGE_SIZE, pfn);
+					bad++;
+					continue;
+				}
+				ptes[pfn]++;
+			}
+		}
+		if (mms[m]->rss != present) {
+			ktap_diag("mm %d: rss %lu but %lu present ptes", m,
+				  mms[m]->rss, present);
+			bad++;
+		}
+	}
+	for (pfn = 1; pfn < npages; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+
+		if (page_mapped(page))
+			mapped++;
+		if (PageObjrmap(page)) {
+			if (page->pte.direct != page->pte.mapcount) {
+				ktap_diag("pfn %lu: PG_objrmap, pte.direct %#llx has bits above mapcount %u",
+					  pfn, page->pte.direct, page->pte.mapcount);
+				bad++;
+			}
+			if (page->pte.mapcount != ptes[pfn] || !ptes[pfn]) {
+				ktap_diag("pfn %lu (index %lu%s): PG_objrmap, mapcount %u, %lu ptes map it",
+					  pfn, page->index,
+					  page->mapping ? "" : ", truncated",
+					  page->pte.mapcount, ptes[pfn]);
+				bad++;
+			}
+		} else if (page->pte.direct != ptes[pfn]) {
+			ktap_diag("pfn %lu (index %lu): %s, pte.direct %llu, %lu ptes map it",
+				  pfn, page->index,
+				  page->mapping ? "file page" : "no mapping",
+				  page->pte.direct, ptes[pfn]);
+			bad++;
+		}
+		if ((unsigned long)page_count(page) < ptes[pfn]) {
+			ktap_diag("pfn %lu: count %d below its %lu ptes",
+				  pfn, page_count(page), ptes[pfn]);
+			bad++;
+		}
+		if (PageLocked(page) || test_bit(PG_chainlock, &page->flags)) {
+			ktap_diag("pfn %lu: left locked (flags %#lx)", pfn,
+				  page->flags);
+			bad++;
+		}
+	}
+	if (shim_page_state.nr_mapped != mapped) {
+		ktap_diag("nr_mapped %lu, but %lu pages are mapped",
+			  shim_page_state.nr_mapped, mapped);
+		bad++;
+	}
+	free(ptes);
+	return bad;
+}
