@@ -18,14 +18,14 @@ DEBIAN_KERNEL ?= $(lastword $(sort $(wildcard /boot/vmlinuz-*)))
 TEST_MEM      ?= 256
 TEST_SCALE    ?= 64
 NATIVE_MEM    ?= 64
-TEST_STEPS    ?= lint unit testcases native boot-debian
+TEST_STEPS    ?= lint unit testcases native boot-debian objrmap
 
 VMSHM := python3 tools/vmshm
 comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help vanilla patched compare test lint unit testcases native boot-debian table clean
+.PHONY: help vanilla patched compare test lint unit testcases native boot-debian table clean objrmap
 
 help:
 	@echo 'vm-shm: Linux 2.6.3 VM patchset and its QEMU test harness'
@@ -88,6 +88,9 @@ test:
 
 table:
 	$(VMSHM) table
+
+objrmap:	# mm/objrmap.c in userspace: unit, stress, ASan/UBSan, TSan
+	$(MAKE) -C tools/testing/objrmap test
 
 clean:
 	rm -rf build/guest build/vm-shm build/results build/compare
