@@ -52,10 +52,10 @@ struct scenario {
 	int nonlinear;		/* nonlinear vmas + install_page */
 	int truncate_zap;	/* vmtruncate's zap under i_shared_sem */
 	int truncate_pages;	/* truncate_inode_pages: ->mapping = NULL */
-	int refill;		/* refill_inactive_zone: no page lock */
+	int refill;		/* refill_inactive_zone: page trylocked */
 	int mlock;		/* mlock_fixup: vm_flags under page_table_lock */
 	int mremap;		/* mremap in place: vm_end under page_table_lock */
-	int set_nonlinear;	/* remap_file_pages: VM_NONLINEAR, mmap_sem only */
+	int set_nonlinear;	/* remap_file_pages sets VM_NONLINEAR */
 };
 
 static const struct scenario *sc;
@@ -319,10 +319,11 @@ static void op_mmap(struct sim_mm *m, unsigned long long *rng)
  * remap_file_pages()'s populate: install_page() for a few pages at
  * arbitrary offsets of a nonlinear vma, each under page_table_lock,
  * zapping what was there.  When the scenario has set_nonlinear, a
- * shared vma that is not yet nonlinear becomes so the way
+ * shared vma that is not yet nonlinear becomes so the way the series'
  * sys_remap_file_pages() does it: vm_flags |= VM_NONLINEAR under
- * mmap_sem alone.  (The populate runs under mmap_sem for write here; the
- * kernel downgrades to read, which excludes less, not more.)
+ * mmap_sem, i_shared_sem and page_table_lock.  (The populate runs under
+ * mmap_sem for write here; the kernel downgrades to read, which excludes
+ * less, not more.)
  */
 static void op_remap(struct sim_mm *m, unsigned long long *rng)
 {
@@ -339,7 +340,11 @@ static void op_remap(struct sim_mm *m, unsigned long long *rng)
 	if (!(vma->vm_flags & VM_NONLINEAR)) {
 		if (!sc->set_nonlinear)
 			goto out;
+		down(&file.mapping.i_shared_sem);
+		spin_lock(&mm->page_table_lock);
 		vma->vm_flags |= VM_NONLINEAR;
+		spin_unlock(&mm->page_table_lock);
+		up(&file.mapping.i_shared_sem);
 		STAT(st_set_nonlinear);
 	}
 	npages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
@@ -490,8 +495,10 @@ out:
 }
 
 /*
- * refill_inactive_zone(): page_referenced() under pte_chain_lock only -
- * 2.6.3's vmscan.c does not lock the page there.
+ * refill_inactive_zone(): with the series it trylocks the page before
+ * page_referenced() (2.6.3 took only pte_chain_lock, and the walk's read
+ * of page->mapping raced with truncate); a page it cannot lock stays
+ * active.
  */
 static void op_refill(unsigned long long *rng)
 {
@@ -499,10 +506,14 @@ static void op_refill(unsigned long long *rng)
 
 	if (!page)
 		return;
+	if (TestSetPageLocked(page))
+		goto out;
 	pte_chain_lock(page);
 	if (page_mapped(page) && PageObjrmap(page))
 		page_referenced_obj(page);
 	pte_chain_unlock(page);
+	unlock_page(page);
+out:
 	put_page(page);
 	STAT(st_refills);
 }
@@ -756,7 +767,7 @@ SCENARIO(truncate_nonlinear,
 	 "base + truncate_inode_pages: the nonlinear sweep meets pages being truncated",
 	 .nonlinear = 1, .truncate_zap = 1, .truncate_pages = 1)
 SCENARIO(refill,
-	 "truncate + refill_inactive_zone's page_referenced() without the page lock",
+	 "truncate + refill_inactive_zone's page_referenced() (page trylocked, as the series does)",
 	 .truncate_zap = 1, .truncate_pages = 1, .refill = 1)
 SCENARIO(mlock,
 	 "base + mlock/munlock of whole vmas (vm_flags under page_table_lock)",
@@ -765,7 +776,7 @@ SCENARIO(mremap,
 	 "base without truncate + mremap in place (vm_end grown under page_table_lock only)",
 	 .nonlinear = 1, .mremap = 1)
 SCENARIO(remap_file_pages,
-	 "base + remap_file_pages making linked vmas nonlinear (vm_flags under mmap_sem only)",
+	 "base + remap_file_pages making linked vmas nonlinear (VM_NONLINEAR under i_shared_sem + page_table_lock)",
 	 .nonlinear = 1, .truncate_zap = 1, .set_nonlinear = 1)
 
 static const struct ktap_case cases[] = {
