@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 	struct vm_load load;
 	struct vm_hog hog;
 	struct rd quiet, busy;
-	uint64_t size, shm_bytes, press_bytes = 0, avail;
+	uint64_t size, shm_bytes, press_bytes = 0;
 	long long swapout, swapout_quiet;
 	int fd = -1, created = 0, verify, load_ok = 0, hog_on = 0, ok;
 	struct stat st;
@@ -305,14 +305,8 @@ int main(int argc, char **argv)
 		       !vm_load_check_dead(&load) &&
 		       vm_now_ms() - t0 < time_s * 1000.0)
 			vm_sleep_ms(20);
-		avail = vm_avail_bytes(shm_bytes);
-		press_bytes = (uint64_t)press_mb * VM_MB;
-		if (press_bytes > avail) {
-			ktap_diag("pressure capped from %llu to %llu MB",
-				  (unsigned long long)(press_bytes / VM_MB),
-				  (unsigned long long)(avail / VM_MB));
-			press_bytes = avail;
-		}
+		press_bytes = vm_cap_pressure((uint64_t)press_mb * VM_MB,
+					      shm_bytes);
 		if (press_bytes && vm_hog_start(&hog, press_bytes) == 0) {
 			hog_on = 1;
 			if (vm_hog_wait(&hog, time_s, NULL, NULL) != 0)

@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	struct ctl *ctl;
 	char path[512];
 	pid_t pids[MAXPROC];
-	uint64_t press_bytes, avail, held;
+	uint64_t press_bytes, held;
 	long long maxmap;
 	double t0, map_ms, fork_ms, touch_ms = 0;
 	int fd, k, nforked = 0, ok, hog_on = 0, tmpfs;
@@ -301,14 +301,7 @@ int main(int argc, char **argv)
 	if (vm_probe_start(&probe, 10) != 0)
 		ktap_diag("no latency probe");
 	held = tmpfs ? (uint64_t)nvma * VM_BLK : 0;
-	avail = vm_avail_bytes(held);
-	press_bytes = (uint64_t)press_mb * VM_MB;
-	if (press_bytes > avail) {
-		ktap_diag("pressure capped from %llu to %llu MB",
-			  (unsigned long long)(press_bytes / VM_MB),
-			  (unsigned long long)(avail / VM_MB));
-		press_bytes = avail;
-	}
+	press_bytes = vm_cap_pressure((uint64_t)press_mb * VM_MB, held);
 	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
 	vm_vmstat_snap(&s0);
 	t0 = vm_now_ms();

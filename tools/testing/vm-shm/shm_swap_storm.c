@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	struct rusage hog_ru;
 	struct vm_load load;
 	struct vm_hog hog;
-	uint64_t shm_bytes, press_bytes, avail;
+	uint64_t shm_bytes, press_bytes;
 	double t0, t_press, storm_ms, press_ms;
 	long long swapout, swapin, swaptotal;
 	uint32_t warm, errs;
@@ -116,13 +116,7 @@ int main(int argc, char **argv)
 	vm_fig_f("first_pass_s", (vm_now_ms() - t0) / 1000, "s");
 	vm_fig_f("first_pass_stall_ms", vm_probe_max_ms(&probe), "ms");
 
-	avail = vm_avail_bytes(shm_bytes);
-	if (press_bytes > avail) {
-		ktap_diag("pressure capped from %llu to %llu MB (memory + free "
-			  "swap)", (unsigned long long)(press_bytes / VM_MB),
-			  (unsigned long long)(avail / VM_MB));
-		press_bytes = avail;
-	}
+	press_bytes = vm_cap_pressure(press_bytes, shm_bytes);
 	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
 
 	vm_phase("pressure");

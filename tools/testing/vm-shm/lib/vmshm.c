@@ -486,6 +486,18 @@ uint64_t vm_avail_bytes(uint64_t held)
 	return have > need ? have - need : 0;
 }
 
+uint64_t vm_cap_pressure(uint64_t bytes, uint64_t held)
+{
+	uint64_t avail = vm_avail_bytes(held);
+
+	if (bytes <= avail)
+		return bytes;
+	ktap_diag("pressure capped from %llu to %llu MB (memory + free swap)",
+		  (unsigned long long)(bytes / VM_MB),
+		  (unsigned long long)(avail / VM_MB));
+	return avail;
+}
+
 uint64_t vm_vsize_cap(uint64_t bytes)
 {
 	if (sizeof(void *) == 4 && bytes > 1536 * VM_MB)

@@ -103,6 +103,8 @@ long long vm_vmstat_delta(const struct vm_vmstat_snap *a,
 uint64_t vm_mem_bytes(void);		/* -m in bytes */
 /* what can still be allocated: free + cache + swap free - @held - reserve */
 uint64_t vm_avail_bytes(uint64_t held);
+/* @bytes of pressure capped to vm_avail_bytes(@held), saying so if it is */
+uint64_t vm_cap_pressure(uint64_t bytes, uint64_t held);
 uint64_t vm_reserve_bytes(void);
 uint64_t vm_vsize_cap(uint64_t bytes);	/* keep one mapping sane on 32 bit */
 
