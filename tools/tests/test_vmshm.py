@@ -515,6 +515,18 @@ class ImageTest(unittest.TestCase):
             self.assertEqual((new['release'], new['x86_64'], vmshm.guest_kind(new)),
                              ('6.1.0-57-amd64', True, 'modern'))
 
+    def test_series_release(self):
+        # the series' EXTRAVERSION: 2.6.3-vmshm1 is still a 2.6.3 guest
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, 'k').write_bytes(self.header(0x0203, False, '2.6.3-vmshm1 (root@h) #1 Thu'))
+            info = vmshm.kernel_info(Path(d, 'k'))
+            self.assertEqual(info['release'], '2.6.3-vmshm1')
+            self.assertEqual(vmshm.release_tuple(info['release']), (2, 6, 3))
+            self.assertEqual(vmshm.guest_kind(info), 'legacy')
+        p = feed('Linux version 2.6.3-vmshm1 (root@host) (gcc version 12.2.0) #1 Thu Dec 3 2026\n'
+                 'KTAP version 1\n# vmshm: kernel Linux 2.6.3-vmshm1 #1 Thu Dec 3 i686\n')
+        self.assertEqual(p.guest.get('uname'), 'Linux 2.6.3-vmshm1 #1 Thu Dec 3 i686')
+
     def test_append_and_command(self):
         a = vmshm.kernel_append('legacy', 4096, ['many_vmas', 'integrity'], 128,
                                 {'many_vmas': '-n 100'}, 0, 2)
@@ -572,6 +584,76 @@ class ResultsTest(unittest.TestCase):
             self.assertIn('| shm_swap_storm.stall_max_ms | ms | 812.5 |', t)
         rows = dict((r[0], r) for r in vmshm.compare_rows(rec, rec))
         self.assertEqual(rows['shm_swap_storm.stall_max_ms'][3], '1')
+
+
+def load_generator():
+    loader = importlib.machinery.SourceFileLoader('gen_testcases_patch',
+                                                  str(HERE.parent / 'gen-testcases-patch'))
+    spec = importlib.util.spec_from_loader('gen_testcases_patch', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class GeneratedPatchTest(unittest.TestCase):
+    """tools/gen-testcases-patch: patches/vm/vm-shm-testcases.patch from
+    tools/testing/vm-shm/, and the drift check lint runs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.gen = load_generator()
+
+    def copy(self, d):
+        src = Path(d, 'src')
+        shutil.copytree(self.gen.SRCDIR, src)
+        return src
+
+    def test_committed_patch_is_current(self):
+        self.assertEqual(self.gen.check(), [])
+
+    def test_deterministic_and_drift(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = self.copy(d)
+            text = self.gen.render(src)
+            self.assertEqual(text, self.gen.render(src))
+            self.assertFalse('b/tools/testing/vm-shm/init.c' in text)
+            write(f'{d}/patches/series', 'toolchain/a.patch\nvm/b.patch\n' + self.gen.ENTRY + '\n')
+            write(f'{d}/patches/{self.gen.ENTRY}', text)
+            self.assertEqual(self.gen.check(src, Path(d, 'patches')), [])
+            with open(src / 'lib' / 'vmshm.h', 'a') as f:
+                f.write('/* drift */\n')
+            problems = self.gen.check(src, Path(d, 'patches'))
+            self.assertTrue(any('out of date' in p for p in problems), problems)
+            write(f'{d}/patches/series', self.gen.ENTRY + '\nvm/b.patch\n')
+            problems = self.gen.check(src, Path(d, 'patches'))
+            self.assertTrue(any('last entry' in p for p in problems), problems)
+
+    def test_lint_accepts_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(f'{d}/series', self.gen.ENTRY + '\n')
+            write(f'{d}/{self.gen.ENTRY}', self.gen.render())
+            self.assertEqual(vmshm.lint_series(d), ([], []))
+
+    @unittest.skipUnless(shutil.which('git'), 'no git')
+    def test_same_as_git_and_applies(self):
+        # git apply gives back the sources byte for byte, and from "---" on
+        # the patch is what git format-patch prints for them
+        with tempfile.TemporaryDirectory() as d:
+            text = self.gen.render()
+            env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_AUTHOR_EMAIL='t@t', GIT_COMMITTER_NAME='t',
+                       GIT_COMMITTER_EMAIL='t@t', GIT_CONFIG_GLOBAL='/dev/null', GIT_CONFIG_NOSYSTEM='1')
+            run = lambda *a, **kw: subprocess.run(['git', '-C', d, *a], env=env, check=True,
+                                                  capture_output=True, text=True, **kw)
+            run('init', '-q')
+            run('commit', '-q', '--allow-empty', '-m', 'base')
+            run('apply', '--index', '-', input=text)
+            for name in self.gen.source_files():
+                self.assertEqual(Path(d, self.gen.TREE_DIR, name).read_bytes(),
+                                 (self.gen.SRCDIR / name).read_bytes(), name)
+            run('commit', '-q', '-m', 'testcases')
+            git_text = run('format-patch', '-1', '--stdout', '--no-signature').stdout
+            tail = lambda t: t[t.index('\n---\n'):]
+            self.assertEqual(tail(text), tail(git_text))
 
 
 if __name__ == '__main__':
