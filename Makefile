@@ -25,7 +25,7 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help vanilla patched compare test lint unit testcases native boot-debian table clean objrmap
+.PHONY: help vanilla patched export compare test lint unit testcases native boot-debian table clean objrmap
 
 help:
 	@echo 'vm-shm: Linux 2.6.3 VM patchset and its QEMU test harness'
@@ -34,6 +34,7 @@ help:
 	@echo '  make LINUX=<tree> vanilla   toolchain patches only: build $(CONFIGS), boot each, run the suite'
 	@echo '  make LINUX=<tree> patched   the whole series, the same way'
 	@echo '  make compare                latest vanilla vs patched run of CONFIG=$(CONFIG), MEM=$(MEM): figures + PNGs'
+	@echo '  make LINUX=<tree> export    quilt tarball, git bundle, mboxes under build/export/, checked to agree'
 	@echo
 	@echo 'Without one:'
 	@echo '  make test                   $(TEST_STEPS)'
@@ -56,6 +57,10 @@ vanilla patched: testcases
 	@test -n "$(LINUX)" || { echo 'make $@: say where the 2.6.3 tree is: make LINUX=<dir or linux-2.6.3.tar.bz2> $@'; exit 2; }
 	$(VMSHM) suite --linux $(LINUX) --variant $@ --configs $(subst $(space),$(comma),$(strip $(CONFIGS))) \
 		--mem $(MEM) --cpus $(CPUS) --accel $(ACCEL) $(ARGS)
+
+export:
+	@test -n "$(LINUX)" || { echo 'make $@: say where the 2.6.3 tree is: make LINUX=<dir or linux-2.6.3.tar.bz2> $@'; exit 2; }
+	tools/export-series $(LINUX)
 
 compare:
 	$(VMSHM) compare vanilla-$(CONFIG)-m$(MEM) patched-$(CONFIG)-m$(MEM)
