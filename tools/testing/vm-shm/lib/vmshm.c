@@ -1158,7 +1158,91 @@ struct vm_probe_shared {
 	volatile uint32_t reset_gen;
 	volatile uint32_t max_gap_us;
 	volatile uint32_t samples;
+	volatile uint32_t ready;	/* the child has locked its memory */
+	volatile uint32_t locked_kb;
+	volatile int32_t lock_err;	/* first mlock errno, 0 none */
+	volatile uint32_t lock_fail;	/* mlock calls that failed */
 };
+
+/* from the linker: the start of the ELF image and the end of its bss */
+extern char __executable_start[], end[];
+
+static void vm_probe_lock(struct vm_probe_shared *sh, void *lo, void *hi)
+{
+	uintptr_t a = (uintptr_t)lo & ~((uintptr_t)vm_pagesize - 1);
+	uintptr_t b = (uintptr_t)hi;
+
+	if (b <= a)
+		return;
+	if (mlock((void *)a, b - a) == 0) {
+		sh->locked_kb += (uint32_t)((b - a) / 1024);
+	} else {
+		if (!sh->lock_err)
+			sh->lock_err = errno;
+		sh->lock_fail++;
+	}
+}
+
+/* grow the stack by what the probe may use, so that it can be locked */
+static __attribute__((noinline)) void vm_probe_grow_stack(void)
+{
+	volatile char buf[64 * 1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(buf); i += 512)
+		buf[i] = 0;
+}
+
+/*
+ * The probe must measure the kernel, not its own page-ins: under a hog
+ * that takes all memory its text, data and stack would be swapped out
+ * and every wakeup would wait for them.  Lock what it runs on: the
+ * mappings of the binary itself (text, data, bss: those overlapping
+ * [__executable_start, end)), the C library's where it is a shared
+ * object (host builds), the stack and the shared page.  Not mlockall():
+ * the child inherited every mapping of the test (e.g. thousands of file
+ * vmas) and locking them would change the scenario.
+ */
+static void vm_probe_lock_self(struct vm_probe_shared *sh)
+{
+	uintptr_t img_lo = (uintptr_t)__executable_start;
+	uintptr_t img_hi = (uintptr_t)end;
+	uintptr_t here;
+	char line[1024];
+	FILE *f;
+
+	vm_probe_grow_stack();
+	here = (uintptr_t)&line;
+	f = fopen("/proc/self/maps", "r");
+	if (!f) {
+		/* at least the image and the stack pages in use */
+		vm_probe_lock(sh, (void *)img_lo, (void *)img_hi);
+		vm_probe_lock(sh, (void *)(here - 64 * 1024),
+			      (void *)(here + 4096));
+	} else {
+		while (fgets(line, sizeof(line), f)) {
+			char *path = strchr(line, '/'), *base;
+			unsigned long lo, hi;
+			int lock;
+
+			if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+				continue;
+			lock = (lo < img_hi && hi > img_lo) ||
+			       (here >= lo && here < hi);
+			if (!lock && path) {
+				path[strcspn(path, "\n")] = '\0';
+				base = strrchr(path, '/') + 1;
+				lock = !strncmp(base, "libc.", 5) ||
+				       !strncmp(base, "libc-", 5) ||
+				       !strncmp(base, "ld-", 3);
+			}
+			if (lock)
+				vm_probe_lock(sh, (void *)lo, (void *)hi);
+		}
+		fclose(f);
+	}
+	vm_probe_lock(sh, (void *)sh, (char *)sh + vm_pagesize);
+}
 
 static void *vm_shared_page(size_t len)
 {
@@ -1187,9 +1271,26 @@ int vm_probe_start(struct vm_probe *p, long period_ms)
 		p->sh = NULL;
 		return -1;
 	}
-	if (p->pid)
+	if (p->pid) {
+		double end_ms = vm_now_ms() + 2000;
+
+		while (!p->sh->ready && vm_now_ms() < end_ms)
+			vm_sleep_ms(1);
+		if (!p->sh->ready)
+			ktap_diag("probe: not ready after 2 s");
+		else if (p->sh->lock_fail)
+			ktap_diag("probe: %u mlock calls failed (%s), %u kB "
+				  "locked: it may measure its own page-ins",
+				  p->sh->lock_fail, strerror(p->sh->lock_err),
+				  p->sh->locked_kb);
+		else
+			ktap_diag("probe: %u kB of its own memory locked",
+				  p->sh->locked_kb);
 		return 0;
+	}
 	/* child: runs until killed (or until the parent dies) */
+	vm_probe_lock_self(p->sh);
+	p->sh->ready = 1;
 	seen = p->sh->reset_gen;
 	max = 0;
 	t0 = vm_now_ms();
