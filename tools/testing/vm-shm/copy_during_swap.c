@@ -89,13 +89,17 @@ static int create_file(const char *path, uint64_t size)
 	return close(fd);
 }
 
-static void drop_cache(int fd)
+/*
+ * The length is spelled out: 2.6.3 takes a length of 0 literally (one
+ * page), not as "to the end of the file" as POSIX and later kernels do.
+ */
+static void drop_cache(int fd, uint64_t size)
 {
 	int e;
 
 	if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
 		ktap_diag("fsync: %s", strerror(errno));
-	e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	e = posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_DONTNEED);
 	if (e)
 		ktap_diag("fadvise(DONTNEED): %s", strerror(e));
 }
@@ -162,6 +166,7 @@ static double mbps(const struct rd *r)
 int main(int argc, char **argv)
 {
 	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
+	long hot_pct = 100, pause_ms = 0;
 	const char *file = NULL;
 	int keep = 0;
 	const struct vm_opt opts[] = {
@@ -174,6 +179,12 @@ int main(int argc, char **argv)
 		  "shm segment of the load (default 0.75 * mem)" },
 		{ 'P', VM_OPT_LONG, &nproc, "N",
 		  "shm toucher processes (default 4)" },
+		{ 'H', VM_OPT_LONG, &hot_pct, "PCT",
+		  "part of the segment the touchers keep using; the rest "
+		  "is filled once and left idle (default 100)" },
+		{ 'I', VM_OPT_LONG, &pause_ms, "MS",
+		  "touchers sleep this long after each pass (default 0: "
+		  "they never stop)" },
 		{ 'a', VM_OPT_LONG, &press_mb, "MB",
 		  "anonymous pressure (default 0.5 * mem)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
@@ -201,8 +212,9 @@ int main(int argc, char **argv)
 		shm_mb = vm_cfg.mem_mb * 3 / 4;
 	if (press_mb < 0)
 		press_mb = vm_cfg.mem_mb / 2;
-	if (nproc < 1 || nproc > VM_LOAD_MAX) {
-		fprintf(stderr, "copy_during_swap: bad -P\n");
+	if (nproc < 1 || nproc > VM_LOAD_MAX || hot_pct < 1 ||
+	    hot_pct > 100 || pause_ms < 0) {
+		fprintf(stderr, "copy_during_swap: bad -P, -H or -I\n");
 		return 1;
 	}
 	shm_bytes = vm_vsize_cap((uint64_t)shm_mb * VM_MB);
@@ -213,6 +225,8 @@ int main(int argc, char **argv)
 	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
 	vm_fig_i("shm_mb", (long long)(shm_bytes / VM_MB), "MB");
 	vm_fig_i("procs", nproc, "count");
+	vm_fig_i("hot_pct", hot_pct, "percent");
+	vm_fig_i("pause_ms", pause_ms, "ms");
 	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
 
 	rbuf = malloc(RD_BUF);
@@ -277,7 +291,7 @@ int main(int argc, char **argv)
 
 	/* quiet read */
 	vm_phase("unloaded read");
-	drop_cache(fd);
+	drop_cache(fd, size);
 	vm_fig_i("cached_kb_after_drop", vm_meminfo_kb("Cached"), "kB");
 	vm_vmstat_snap(&s0);
 	read_file(fd, size, verify, 0, &quiet, "unloaded read");
@@ -300,6 +314,8 @@ int main(int argc, char **argv)
 		ktap_diag("no latency probe");
 	if (vm_load_create(&load, shm_bytes, 0xc0b1) == 0) {
 		t0 = vm_now_ms();
+		load.nhot = load.nblk * hot_pct / 100;
+		load.pause_ms = pause_ms;
 		load_ok = vm_load_start(&load, (int)nproc, 1) == 0;
 		while (load_ok && vm_load_min_passes(&load) < 1 &&
 		       !vm_load_check_dead(&load) &&
@@ -321,7 +337,7 @@ int main(int argc, char **argv)
 	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
 
 	vm_phase("loaded read");
-	drop_cache(fd);
+	drop_cache(fd, size);
 	vm_probe_reset(&probe);
 	vm_vmstat_snap(&s2);
 	read_file(fd, size, verify, time_s * 1000.0, &busy, "loaded read");

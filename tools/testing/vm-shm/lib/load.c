@@ -46,6 +46,7 @@ int vm_load_create(struct vm_load *l, uint64_t bytes, uint32_t seed)
 	memset(l, 0, sizeof(*l));
 	l->bytes = bytes / VM_BLK * VM_BLK;
 	l->nblk = l->bytes / VM_BLK;
+	l->nhot = l->nblk;
 	l->seed = seed;
 	l->sh = mmap(NULL, sizeof(*l->sh), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -95,7 +96,7 @@ static void vm_load_toucher(struct vm_load *l, int me)
 	if (!lastgen)
 		_exit(3);
 	for (pass = 0; !l->sh->stop; pass++) {
-		for (b = pass % l->stride; b < l->nblk; b += l->stride) {
+		for (b = pass % l->stride; b < l->nhot; b += l->stride) {
 			volatile uint32_t *w;
 
 			if (l->sh->stop)
@@ -122,8 +123,10 @@ static void vm_load_toucher(struct vm_load *l, int me)
 			vm_fill_blk((void *)w, l->seed, b, g + 1);
 			lastgen[b / l->nproc] = (uint8_t)(g + 1);
 		}
-		if (b >= l->nblk)
+		if (b >= l->nhot)
 			t->passes = pass + 1;
+		if (l->pause_ms > 0 && !l->sh->stop)
+			vm_sleep_ms(l->pause_ms);
 	}
 	_exit(0);
 }
@@ -138,6 +141,8 @@ int vm_load_start(struct vm_load *l, int nproc, int stride)
 		nproc = VM_LOAD_MAX;
 	if (stride < 1)
 		stride = 1;
+	if (!l->nhot || l->nhot > l->nblk)
+		l->nhot = l->nblk;
 	l->nproc = nproc;
 	l->stride = stride;
 	l->sh->stop = 0;

@@ -23,6 +23,8 @@ struct vm_load {
 	uint32_t seed;
 	int nproc;
 	int stride;
+	uint64_t nhot;		/* touchers visit blocks [0, nhot) only */
+	long pause_ms;		/* and sleep this long after each pass */
 	pid_t pid[VM_LOAD_MAX];
 	struct vm_load_shared *sh;
 	struct rusage ru;	/* summed over the reaped touchers */
@@ -32,7 +34,11 @@ struct vm_load {
 
 /* create the segment and fill it (generation 0); 0 or -1 */
 int vm_load_create(struct vm_load *l, uint64_t bytes, uint32_t seed);
-/* fork @nproc touchers walking every @stride-th block per pass */
+/*
+ * fork @nproc touchers walking every @stride-th block per pass, of the
+ * first l->nhot blocks (all of them unless set before the call), with
+ * l->pause_ms of sleep between passes (none unless set)
+ */
 int vm_load_start(struct vm_load *l, int nproc, int stride);
 uint32_t vm_load_min_passes(struct vm_load *l);
 uint64_t vm_load_blocks_touched(struct vm_load *l);
