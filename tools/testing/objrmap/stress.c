@@ -26,6 +26,7 @@
  * OBJRMAP_SEED (default 1) seeds the threads' generators.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,10 +321,12 @@ static void op_mmap(struct sim_mm *m, unsigned long long *rng)
  * arbitrary offsets of a nonlinear vma, each under page_table_lock,
  * zapping what was there.  When the scenario has set_nonlinear, a
  * shared vma that is not yet nonlinear becomes so the way the series'
- * sys_remap_file_pages() does it: vm_flags |= VM_NONLINEAR under
- * mmap_sem, i_shared_sem and page_table_lock.  (The populate runs under
- * mmap_sem for write here; the kernel downgrades to read, which excludes
- * less, not more.)
+ * sys_remap_file_pages() does it, under mmap_sem (write) and
+ * i_shared_sem: out of the file's index (__vma_index_unlink), vm_flags
+ * |= VM_NONLINEAR under page_table_lock, back in as a nonlinear vma
+ * (__vma_index_link counts it in i_mmap_nonlinear).  (The populate runs
+ * under mmap_sem for write here; the kernel downgrades to read, which
+ * excludes less, not more.)
  */
 static void op_remap(struct sim_mm *m, unsigned long long *rng)
 {
@@ -341,9 +344,11 @@ static void op_remap(struct sim_mm *m, unsigned long long *rng)
 		if (!sc->set_nonlinear)
 			goto out;
 		down(&file.mapping.i_shared_sem);
+		__vma_index_unlink(vma, &file.mapping);
 		spin_lock(&mm->page_table_lock);
 		vma->vm_flags |= VM_NONLINEAR;
 		spin_unlock(&mm->page_table_lock);
+		__vma_index_link(vma, &file.mapping);
 		up(&file.mapping.i_shared_sem);
 		STAT(st_set_nonlinear);
 	}
@@ -373,29 +378,43 @@ out:
 
 /*
  * vmtruncate(): invalidate_mmap_range() zaps, under i_shared_sem, the
- * part of every vma on both lists that maps offsets past the new size
- * (zap_page_range() takes page_table_lock, page_remove_rmap() takes
- * pte_chain_lock: the full nesting).  Then truncate_inode_pages() takes
+ * part of every vma that maps offsets past the new size: the linear
+ * vmas the file's index yields for the hole, then, if the file has
+ * nonlinear vmas (i_mmap_nonlinear), those on i_mmap_shared, at their
+ * linear position (zap_page_range() takes page_table_lock,
+ * page_remove_rmap() takes pte_chain_lock: the full nesting).  Then truncate_inode_pages() takes
  * each page out of the page cache under its page lock: ->mapping = NULL,
  * the page cache's reference dropped.  A fault that looked the page up
  * before and maps it after leaves it mapped without a mapping: an orphan,
  * as in 2.6.3.  The file is at once extended again.
  */
-static void zap_list(struct list_head *head, unsigned long hba)
+static void zap_vma(struct vm_area_struct *vp, unsigned long hba)
+{
+	unsigned long vba = vp->vm_pgoff;
+	unsigned long vea = vba + ((vp->vm_end - vp->vm_start) >> PAGE_SHIFT) - 1;
+	unsigned long zba;
+
+	if (hba > vea)
+		return;
+	zba = hba <= vba ? vba : hba;
+	world_zap_range(vp->vm_mm, vp->vm_start + ((zba - vba) << PAGE_SHIFT),
+			vp->vm_end);
+}
+
+static unsigned long st_zapped_indexed;
+
+static void zap_hole(struct address_space *mapping, unsigned long hba)
 {
 	struct vm_area_struct *vp;
 
-	list_for_each_entry(vp, head, shared) {
-		unsigned long vba = vp->vm_pgoff;
-		unsigned long vea = vba + ((vp->vm_end - vp->vm_start) >> PAGE_SHIFT) - 1;
-		unsigned long zba;
-
-		if (hba > vea)
-			continue;
-		zba = hba <= vba ? vba : hba;
-		world_zap_range(vp->vm_mm, vp->vm_start + ((zba - vba) << PAGE_SHIFT),
-				vp->vm_end);
+	vma_index_foreach(vp, &mapping->i_mmap_index, hba, ULONG_MAX) {
+		zap_vma(vp, hba);
+		STAT(st_zapped_indexed);
 	}
+	if (mapping->i_mmap_nonlinear)
+		list_for_each_entry(vp, &mapping->i_mmap_shared, shared)
+			if (vp->vm_flags & VM_NONLINEAR)
+				zap_vma(vp, hba);
 }
 
 static void op_truncate(unsigned long long *rng)
@@ -404,8 +423,7 @@ static void op_truncate(unsigned long long *rng)
 
 	if (sc->truncate_zap) {
 		down(&file.mapping.i_shared_sem);
-		zap_list(&file.mapping.i_mmap, size);
-		zap_list(&file.mapping.i_mmap_shared, size);
+		zap_hole(&file.mapping, size);
 		up(&file.mapping.i_shared_sem);
 	}
 	if (!sc->truncate_pages)
@@ -537,9 +555,12 @@ static void op_mlock(struct sim_mm *m, unsigned long long *rng)
 
 /*
  * mremap() in place, under mmap_sem (write).  Growing sets vm_end under
- * page_table_lock only (2.6.3 mm/mremap.c, "can we just expand the
- * current mapping?"); shrinking is do_munmap() of the tail: split_vma()
- * under i_shared_sem and page_table_lock, the tail zapped.
+ * page_table_lock (2.6.3 mm/mremap.c, "can we just expand the current
+ * mapping?"), which the series wraps in vma_index_begin_change() /
+ * vma_index_end_change(): i_shared_sem held and the vma out of the
+ * file's index while its range changes.  Shrinking is do_munmap() of the
+ * tail: split_vma(), which does the same around its change of vm_end,
+ * the tail zapped.
  */
 static void op_mremap(struct sim_mm *m, unsigned long long *rng)
 {
@@ -554,18 +575,22 @@ static void op_mremap(struct sim_mm *m, unsigned long long *rng)
 	vma = &sv->vma;
 	npages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
 	if (npages < MAXGROW && rnd(rng) % 2) {
+		struct address_space *mapping = vma_index_begin_change(vma);
+
 		spin_lock(&m->mm->page_table_lock);
 		vma->vm_end += (1 + rnd(rng) % (MAXGROW - npages)) * PAGE_SIZE;
 		spin_unlock(&m->mm->page_table_lock);
+		vma_index_end_change(vma, mapping);
 	} else if (npages > 1) {
 		unsigned long end = vma->vm_start + (npages / 2) * PAGE_SIZE;
+		struct address_space *mapping;
 
 		world_zap_range(m->mm, end, vma->vm_end);
-		down(&file.mapping.i_shared_sem);
+		mapping = vma_index_begin_change(vma);
 		spin_lock(&m->mm->page_table_lock);
 		vma->vm_end = end;
 		spin_unlock(&m->mm->page_table_lock);
-		up(&file.mapping.i_shared_sem);
+		vma_index_end_change(vma, mapping);
 	}
 	STAT(st_mremaps);
 out:
@@ -729,10 +754,12 @@ static void run_scenario(const struct scenario *s)
 		  nw, st_faults, st_cows, st_mmaps, st_munmaps, st_installs,
 		  st_truncates, st_refills, st_mlocks, st_mremaps,
 		  st_set_nonlinear);
+	ktap_diag("truncate: %lu indexed vmas zapped", st_zapped_indexed);
 	ktap_diag("reclaim: %lu page_referenced_obj (%lu referenced), try_to_unmap_obj: %lu SWAP_SUCCESS, %lu SWAP_AGAIN, %lu SWAP_FAIL",
 		  st_refs, st_referenced, st_unmap[SWAP_SUCCESS],
 		  st_unmap[SWAP_AGAIN], st_unmap[SWAP_FAIL]);
 	CHECK_EQ(world_check(mm_list, NMM), 0);
+	CHECK_EQ(world_file_check(&file), 0);
 	CHECK_EQ(check_counts(), 0);
 	if (!st_unmap[SWAP_SUCCESS]) {
 		ktap_diag("try_to_unmap_obj never succeeded: the run tested nothing");
@@ -750,6 +777,9 @@ static void run_scenario(const struct scenario *s)
 				mms[m].slot[sl].in_use = 0;
 			}
 	CHECK_EQ(world_check(mm_list, NMM), 0);
+	CHECK_EQ(world_file_check(&file), 0);
+	CHECK(!file.mapping.i_mmap_index.root);
+	CHECK_EQ(file.mapping.i_mmap_nonlinear, 0);
 	CHECK_EQ(shim_page_state.nr_mapped, 0);
 }
 
@@ -773,10 +803,10 @@ SCENARIO(mlock,
 	 "base + mlock/munlock of whole vmas (vm_flags under page_table_lock)",
 	 .nonlinear = 1, .truncate_zap = 1, .mlock = 1)
 SCENARIO(mremap,
-	 "base without truncate + mremap in place (vm_end grown under page_table_lock only)",
-	 .nonlinear = 1, .mremap = 1)
+	 "base + mremap in place (vm_end changed under i_shared_sem, out of the index, + page_table_lock)",
+	 .nonlinear = 1, .truncate_zap = 1, .mremap = 1)
 SCENARIO(remap_file_pages,
-	 "base + remap_file_pages making linked vmas nonlinear (VM_NONLINEAR under i_shared_sem + page_table_lock)",
+	 "base + remap_file_pages making linked vmas nonlinear (out of the index, VM_NONLINEAR under i_shared_sem + page_table_lock)",
 	 .nonlinear = 1, .truncate_zap = 1, .set_nonlinear = 1)
 
 static const struct ktap_case cases[] = {

@@ -120,6 +120,8 @@ static int reclaim_referenced(struct page *page)
 static void check_world(void)
 {
 	CHECK_EQ(world_check(mm, NMM), 0);
+	CHECK_EQ(world_file_check(&F), 0);
+	CHECK_EQ(world_file_check(&G), 0);
 }
 
 static const char *swap_name(int ret)
@@ -426,27 +428,36 @@ static void test_referenced_skips_cow(void)
 	check_world();
 }
 
-/* Once it has seen mapcount ptes the walk stops: later vmas' locks are
- * not even tried. */
+/*
+ * Once it has seen mapcount ptes the walk stops: later vmas' locks are
+ * not even tried.  The walk goes in the order of the file's index: by
+ * vm_pgoff (then by vma address), whatever order the lists are in.
+ */
 static void test_referenced_stops_early(void)
 {
 	struct vm_area_struct *a, *b;
 	struct page *page;
+	unsigned long address;
 
 	setup();
 	page = world_file_page(&F, 1);
 	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
-	b = mkvma(1, mm[1], SLOT(2), 4, 0, VM_READ);	/* covers, no pte */
-	world_map(mm[0], addr_of(a, 1), page, YOUNG);
+	b = mkvma(1, mm[1], SLOT(2), 4, 1, VM_READ);	/* covers, no pte */
+	address = addr_of(a, 1);
+	world_map(mm[0], address, page, YOUNG);
 	CHECK_EQ(reclaim_referenced(page), 1);
 	CHECK_EQ(mm[1]->page_table_lock.trylocks, 0);
-	(void)b;
 
-	/* the other way round the second vma has to be looked at */
-	world_vma_unlink(&vma[0]);
-	world_vma_link(&vma[0]);		/* now after b */
-	world_write_pte(mm[0], addr_of(a, 1),
-			pte_mkyoung(world_read_pte(mm[0], addr_of(a, 1))));
+	/* b before a in the index (moving a on the list would not do) */
+	world_vma_unlink(a);
+	world_vma_init(a, mm[0], &F, address, 3, 1, VM_READ);
+	world_vma_link(a);
+	world_vma_unlink(b);
+	world_vma_init(b, mm[1], &F, SLOT(2), 4, 0, VM_READ);
+	world_vma_link(b);
+	CHECK_EQ(addr_of(a, 1), address);
+	world_write_pte(mm[0], address,
+			pte_mkyoung(world_read_pte(mm[0], address)));
 	CHECK_EQ(reclaim_referenced(page), 1);
 	CHECK_EQ(mm[1]->page_table_lock.trylocks, 1);
 	check_world();

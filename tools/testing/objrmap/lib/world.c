@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <shim/mem.h>
+#include "index_check.h"
 #include "ktap.h"
 #include "world.h"
 
@@ -56,6 +57,8 @@ void world_file_init(struct world_file *f)
 	memset(f, 0, sizeof(*f));
 	INIT_LIST_HEAD(&f->mapping.i_mmap);
 	INIT_LIST_HEAD(&f->mapping.i_mmap_shared);
+	f->mapping.i_mmap_index.root = NULL;	/* as inode_init_once() */
+	f->mapping.i_mmap_nonlinear = 0;
 	init_MUTEX(&f->mapping.i_shared_sem);
 	f->file.f_mapping = &f->mapping;
 }
@@ -124,6 +127,7 @@ void world_vma_link(struct vm_area_struct *vma)
 	spin_lock(&vma->vm_mm->page_table_lock);
 	list_add_tail(&vma->shared, (vma->vm_flags & VM_SHARED) ?
 		      &mapping->i_mmap_shared : &mapping->i_mmap);
+	__vma_index_link(vma, mapping);
 	spin_unlock(&vma->vm_mm->page_table_lock);
 	up(&mapping->i_shared_sem);
 }
@@ -134,7 +138,72 @@ void world_vma_unlink(struct vm_area_struct *vma)
 
 	down(&mapping->i_shared_sem);
 	list_del_init(&vma->shared);
+	__vma_index_unlink(vma, mapping);
 	up(&mapping->i_shared_sem);
+}
+
+/* Is @vma in @index?  Searched by its key, as vma_index_insert() does. */
+static int index_holds(struct vma_index *index, struct vm_area_struct *vma)
+{
+	struct vma_index_node *node = index->root;
+
+	while (node) {
+		struct vm_area_struct *other =
+			container_of(node, struct vm_area_struct, vm_index);
+
+		if (other == vma)
+			return 1;
+		if (vma->vm_pgoff < other->vm_pgoff ||
+		    (vma->vm_pgoff == other->vm_pgoff && vma < other))
+			node = node->left;
+		else
+			node = node->right;
+	}
+	return 0;
+}
+
+int world_file_check(struct world_file *f)
+{
+	struct address_space *mapping = &f->mapping;
+	struct list_head *heads[2] = { &mapping->i_mmap,
+				       &mapping->i_mmap_shared };
+	unsigned long indexed, linear = 0, nonlinear = 0;
+	struct vm_area_struct *vma;
+	int bad, i;
+
+	down(&mapping->i_shared_sem);
+	bad = index_check(&mapping->i_mmap_index, &indexed, NULL);
+	for (i = 0; i < 2; i++) {
+		list_for_each_entry(vma, heads[i], shared) {
+			if (vma->vm_flags & VM_NONLINEAR) {
+				nonlinear++;
+				if (i == 0) {
+					ktap_diag("vma %p: nonlinear on i_mmap",
+						  (void *)vma);
+					bad++;
+				}
+				continue;
+			}
+			linear++;
+			if (!index_holds(&mapping->i_mmap_index, vma)) {
+				ktap_diag("vma %p (pgoff %lu): linear, on a list, not in the index",
+					  (void *)vma, vma->vm_pgoff);
+				bad++;
+			}
+		}
+	}
+	if (indexed != linear) {
+		ktap_diag("index holds %lu vmas, the lists %lu linear ones",
+			  indexed, linear);
+		bad++;
+	}
+	if (mapping->i_mmap_nonlinear != nonlinear) {
+		ktap_diag("i_mmap_nonlinear %u, the lists hold %lu nonlinear vmas",
+			  mapping->i_mmap_nonlinear, nonlinear);
+		bad++;
+	}
+	up(&mapping->i_shared_sem);
+	return bad;
 }
 
 void world_page_add_rmap(struct page *page)

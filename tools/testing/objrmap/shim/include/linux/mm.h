@@ -19,6 +19,8 @@
 #include <asm/semaphore.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/vma_index.h>	/* the series' own, reconstructed;
+				 * the kernel has it through <linux/fs.h> */
 
 struct pte_chain;
 
@@ -28,7 +30,9 @@ typedef unsigned long long pte_addr_t;
 struct address_space {
 	struct list_head i_mmap;	/* list of private mappings */
 	struct list_head i_mmap_shared;	/* list of shared mappings */
-	struct semaphore i_shared_sem;	/* protects both lists above */
+	struct vma_index i_mmap_index;	/* linear vmas of both, by pgoff */
+	unsigned int i_mmap_nonlinear;	/* nonlinear vmas, not indexed */
+	struct semaphore i_shared_sem;	/* protects the four above */
 };
 
 struct file {
@@ -111,6 +115,8 @@ struct vm_area_struct {
 	unsigned long vm_flags;
 	/* on mapping->i_mmap or ->i_mmap_shared, under i_shared_sem */
 	struct list_head shared;
+	/* in mapping->i_mmap_index if linear, under i_shared_sem */
+	struct vma_index_node vm_index;
 	unsigned long vm_pgoff;		/* offset within vm_file, in pages */
 	struct file *vm_file;
 	void *vm_private_data;
