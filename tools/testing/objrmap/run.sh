@@ -14,8 +14,10 @@ mkdir -p "$logs"
 # variant program [args]: name shown
 set -- \
 	"plain unit" \
+	"plain index" \
 	"plain stress" \
 	"asan unit" \
+	"asan index" \
 	"asan stress" \
 	"tsan tsan_selftest" \
 	"tsan stress"

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tools/testing/objrmap/index.c - unit tests of mm/vma_index.c, the
+ * interval tree (a treap) of a file's linear vmas, as the series builds
+ * it.  KTAP output; each case runs in a child process of its own.
+ *
+ * The reconstructed mm/vma_index.c is #included below, unmodified, so
+ * that the heap order can be checked with its own (static) node_prio();
+ * everything else is checked from the outside (lib/index_check.c):
+ * parent pointers, in-order sorted by (vm_pgoff, vma address), every
+ * subtree maximum.  After every insert and remove the whole tree is
+ * checked, and overlap queries through vma_index_foreach() are compared
+ * with a brute-force scan of the vmas that are in: the same vmas, in
+ * order of vm_pgoff (then address, the index's tie-break).
+ *
+ * OBJRMAP_SEED (default 1) seeds the random cases.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/index_check.h"
+#include "lib/ktap.h"
+
+#include "mm/vma_index.c"	/* the series' own source, -I build/objrmap/src */
+
+static struct address_space M;
+static struct file FILE_M = { .f_mapping = &M };
+
+struct pool {
+	struct vm_area_struct *vma;	/* one array: sequential addresses */
+	char *in;			/* vma[i] is in the index */
+	unsigned long n;
+};
+
+static unsigned long long rng_state;
+
+static unsigned long long rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void seed(unsigned long salt)
+{
+	const char *env = getenv("OBJRMAP_SEED");
+	unsigned long long s = env ? strtoull(env, NULL, 0) : 1;
+
+	ktap_diag("OBJRMAP_SEED=%llu", s);
+	rng_state = (s ^ 0x9e3779b97f4a7c15ULL) * (2 * salt + 1);
+	if (!rng_state)
+		rng_state = 1;
+}
+
+static void pool_init(struct pool *p, unsigned long n)
+{
+	memset(&M, 0, sizeof(M));
+	p->vma = calloc(n, sizeof(*p->vma));
+	p->in = calloc(n, 1);
+	if (!p->vma || !p->in)
+		shim_fatal("out of memory for %lu vmas", n);
+	p->n = n;
+}
+
+/* Give pool vma @i the file range [first, first + npages - 1]. */
+static void set_range(struct pool *p, unsigned long i, unsigned long first,
+		      unsigned long npages)
+{
+	struct vm_area_struct *v = &p->vma[i];
+
+	BUG_ON(p->in[i]);
+	BUG_ON(npages == 0 || npages > (ULONG_MAX >> PAGE_SHIFT));
+	v->vm_file = &FILE_M;
+	v->vm_flags = VM_READ | VM_SHARED;
+	v->vm_start = 0;
+	v->vm_end = npages << PAGE_SHIFT;
+	v->vm_pgoff = first;
+}
+
+static unsigned long first_of(struct vm_area_struct *v)
+{
+	return v->vm_pgoff;
+}
+
+static unsigned long last_of(struct vm_area_struct *v)
+{
+	return v->vm_pgoff + ((v->vm_end - v->vm_start) >> PAGE_SHIFT) - 1;
+}
+
+/* Heap order with the index's own priorities; returns violations. */
+static int heap_check(struct vma_index_node *node)
+{
+	int bad = 0;
+
+	if (!node)
+		return 0;
+	if (node->left && node_prio(node->left) > node_prio(node)) {
+		ktap_diag("heap order: left child of vma (pgoff %lu) has the higher priority",
+			  node_vma(node)->vm_pgoff);
+		bad++;
+	}
+	if (node->right && node_prio(node->right) > node_prio(node)) {
+		ktap_diag("heap order: right child of vma (pgoff %lu) has the higher priority",
+			  node_vma(node)->vm_pgoff);
+		bad++;
+	}
+	if (bad)
+		return bad;
+	return heap_check(node->left) + heap_check(node->right);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	struct vm_area_struct *x = *(struct vm_area_struct **)a;
+	struct vm_area_struct *y = *(struct vm_area_struct **)b;
+
+	if (x->vm_pgoff != y->vm_pgoff)
+		return x->vm_pgoff < y->vm_pgoff ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * vma_index_foreach() over [first, last] yields exactly the vmas of the
+ * pool that are in and overlap it, in order.  Returns 0 if so.
+ */
+static int query(struct pool *p, unsigned long first, unsigned long last)
+{
+	struct vm_area_struct **want = malloc((p->n + 1) * sizeof(*want));
+	struct vm_area_struct *v;
+	unsigned long i, nwant = 0, got = 0;
+	int bad = 0;
+
+	if (!want)
+		shim_fatal("out of memory");
+	for (i = 0; i < p->n; i++)
+		if (p->in[i] && first_of(&p->vma[i]) <= last &&
+		    last_of(&p->vma[i]) >= first)
+			want[nwant++] = &p->vma[i];
+	qsort(want, nwant, sizeof(*want), by_key);
+	vma_index_foreach(v, &M.i_mmap_index, first, last) {
+		if (got >= nwant || v != want[got]) {
+			ktap_diag("query [%lu, %lu]: result %lu is vma %ld [%lu, %lu], expected %s%ld",
+				  first, last, got, (long)(v - p->vma),
+				  first_of(v), last_of(v),
+				  got >= nwant ? "no more, " : "vma ",
+				  got >= nwant ? (long)nwant :
+				  (long)(want[got] - p->vma));
+			bad = 1;
+			break;
+		}
+		if (++got > p->n)
+			break;		/* a cycle */
+	}
+	if (!bad && got != nwant) {
+		ktap_diag("query [%lu, %lu]: %lu vmas, expected %lu (the next would be vma %ld [%lu, %lu])",
+			  first, last, got, nwant, (long)(want[got] - p->vma),
+			  first_of(want[got]), last_of(want[got]));
+		bad = 1;
+	}
+	free(want);
+	if (bad)
+		ktap_case_failed = 1;
+	return bad;
+}
+
+/* The whole tree: shape, heap order, count.  Returns 0 if all is well. */
+static int check_tree(struct pool *p, const char *after)
+{
+	unsigned long count, in = 0, i;
+	int bad;
+
+	for (i = 0; i < p->n; i++)
+		in += p->in[i];
+	bad = index_check(&M.i_mmap_index, &count, NULL);
+	bad += heap_check(M.i_mmap_index.root);
+	if (count != in) {
+		ktap_diag("%lu vmas in the index, %lu inserted", count, in);
+		bad++;
+	}
+	if (M.i_mmap_index.root && M.i_mmap_index.root->parent) {
+		ktap_diag("the root has a parent");
+		bad++;
+	}
+	if (bad) {
+		ktap_diag("... after %s", after);
+		ktap_case_failed = 1;
+	}
+	return bad;
+}
+
+static void insert(struct pool *p, unsigned long i)
+{
+	vma_index_insert(&M.i_mmap_index, &p->vma[i]);
+	p->in[i] = 1;
+}
+
+static void remove_vma(struct pool *p, unsigned long i)
+{
+	vma_index_remove(&M.i_mmap_index, &p->vma[i]);
+	p->in[i] = 0;
+}
+
+/* Queries around every boundary of vma @i, and a few wide ones. */
+static int probe(struct pool *p, unsigned long i)
+{
+	struct vm_area_struct *v = &p->vma[i];
+	unsigned long f = first_of(v), l = last_of(v);
+
+	return query(p, f, f) || query(p, l, l) ||
+	       (f > 0 && query(p, f - 1, f - 1)) ||
+	       (l < ULONG_MAX && query(p, l + 1, l + 1)) ||
+	       (f > 0 && query(p, f - 1, f)) ||
+	       (l < ULONG_MAX && query(p, l, l + 1)) ||
+	       query(p, 0, ULONG_MAX) || query(p, 0, 0) ||
+	       query(p, ULONG_MAX, ULONG_MAX);
+}
+
+/* A random range: mostly small and overlapping, sometimes extreme. */
+static void random_range(struct pool *p, unsigned long i)
+{
+	unsigned long first, npages;
+
+	switch (rnd() % 16) {
+	case 0:		/* huge, from 0 */
+		first = 0;
+		npages = 1 + rnd() % (ULONG_MAX >> PAGE_SHIFT);
+		break;
+	case 1:		/* ending at ULONG_MAX */
+		npages = 1 + rnd() % 64;
+		first = ULONG_MAX - npages + 1;
+		break;
+	case 2:		/* at 0 */
+		first = 0;
+		npages = 1 + rnd() % 8;
+		break;
+	case 3:		/* anywhere */
+		first = rnd();
+		npages = 1 + rnd() % 4096;
+		if (first > ULONG_MAX - npages + 1)
+			first = ULONG_MAX - npages + 1;
+		break;
+	default:	/* a small file: lots of overlaps and ties */
+		first = rnd() % 256;
+		npages = rnd() % 4 ? 1 + rnd() % 16 : 1;
+		break;
+	}
+	set_range(p, i, first, npages);
+}
+
+/* ---- the cases ---- */
+
+/*
+ * Random inserts and removes of 1500 vmas, 20000 operations; the tree
+ * checked after each one, and queries around the vma just moved plus a
+ * random one compared with the brute-force scan.
+ */
+static void test_random_ops(void)
+{
+	const unsigned long n = 1500, ops = 20000;
+	struct pool p;
+	unsigned long op, i;
+	char what[64];
+
+	seed(1);
+	pool_init(&p, n);
+	for (op = 0; op < ops; op++) {
+		unsigned long a, b;
+
+		i = rnd() % n;
+		if (p.in[i]) {
+			remove_vma(&p, i);
+			snprintf(what, sizeof(what), "op %lu: remove vma %lu", op, i);
+		} else {
+			random_range(&p, i);
+			insert(&p, i);
+			snprintf(what, sizeof(what), "op %lu: insert vma %lu", op, i);
+		}
+		if (check_tree(&p, what) || probe(&p, i))
+			break;
+		a = rnd() % 300;
+		b = a + rnd() % 32;
+		if (query(&p, a, b) || query(&p, rnd(), ULONG_MAX))
+			break;
+	}
+	if (ktap_case_failed)
+		return;
+	for (i = 0; i < n; i++)
+		if (p.in[i]) {
+			remove_vma(&p, i);
+			if (check_tree(&p, "emptying"))
+				return;
+		}
+	CHECK(!M.i_mmap_index.root);
+}
+
+/*
+ * fork: thousands of vmas with the same range are distinct keys, ordered
+ * by address.  Touching neighbours either side must not be returned.
+ */
+static void test_identical_ranges(void)
+{
+	const unsigned long n = 4000;
+	struct pool p;
+	unsigned long i, k, *order;
+
+	seed(2);
+	pool_init(&p, n + 2);
+	set_range(&p, n, 90, 10);	/* [90, 99]: ends just before */
+	set_range(&p, n + 1, 110, 5);	/* [110, 114]: starts just after */
+	insert(&p, n);
+	insert(&p, n + 1);
+	for (i = 0; i < n; i++) {
+		set_range(&p, i, 100, 10);	/* [100, 109] */
+		insert(&p, i);
+		if (i % 97 == 0 && (check_tree(&p, "an identical insert") ||
+				    query(&p, 100, 100)))
+			return;
+	}
+	if (check_tree(&p, "4000 identical inserts") || probe(&p, 0) ||
+	    query(&p, 99, 99) || query(&p, 109, 110) || query(&p, 105, 105))
+		return;
+	/* out in a random order, checked all along */
+	order = malloc(n * sizeof(*order));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		unsigned long j = rnd() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (k = 0; k < n; k++) {
+		remove_vma(&p, order[k]);
+		if (k % 97 == 0 && (check_tree(&p, "an identical remove") ||
+				    query(&p, 100, 109)))
+			break;
+	}
+	free(order);
+	check_tree(&p, "removing the identical ones");
+	query(&p, 0, ULONG_MAX);
+	query(&p, 100, 109);
+}
+
+/*
+ * Ranges that touch: [10k, 10k + 9] side by side, so last + 1 is the
+ * next one's first; and ranges that end together, [k, 99] for every k.
+ * A query of one page gets exactly the ranges holding it.
+ */
+static void test_touching_ranges(void)
+{
+	const unsigned long n = 200;
+	struct pool p;
+	unsigned long i, q;
+
+	pool_init(&p, 2 * n);
+	for (i = 0; i < n; i++) {
+		set_range(&p, i, 10 * i, 10);		/* side by side */
+		insert(&p, i);
+	}
+	for (i = 0; i < n; i++) {
+		set_range(&p, n + i, i % 100, 100 - i % 100);	/* end at 99 */
+		insert(&p, n + i);
+	}
+	if (check_tree(&p, "the touching inserts"))
+		return;
+	for (q = 0; q < 10 * n + 2; q++)
+		if (query(&p, q, q))
+			return;
+	for (i = 0; i < n; i++)
+		if (query(&p, 10 * i + 9, 10 * i + 10) || probe(&p, i))
+			return;
+	query(&p, 99, 99);
+	query(&p, 100, 100);
+	/* take every other one out: the gaps must answer empty */
+	for (i = 0; i < n; i += 2) {
+		remove_vma(&p, i);
+		if (check_tree(&p, "a touching remove") ||
+		    query(&p, 10 * i, 10 * i + 9) ||
+		    query(&p, 10 * i + 9, 10 * i + 10))
+			return;
+	}
+}
+
+/* Single pages and the extremes of the offset space. */
+static void test_extremes(void)
+{
+	struct pool p;
+	const unsigned long huge = ULONG_MAX >> PAGE_SHIFT;	/* pages */
+	unsigned long i;
+	static const unsigned long q[][2] = {
+		{ 0, 0 }, { 1, 1 }, { 0, ULONG_MAX }, { ULONG_MAX, ULONG_MAX },
+		{ ULONG_MAX - 1, ULONG_MAX - 1 }, { ULONG_MAX - 9, ULONG_MAX },
+		{ ULONG_MAX - 10, ULONG_MAX - 10 }, { 1UL << 40, 1UL << 40 },
+		{ ULONG_MAX >> PAGE_SHIFT, ULONG_MAX >> PAGE_SHIFT },
+		{ (ULONG_MAX >> PAGE_SHIFT) - 1, (ULONG_MAX >> PAGE_SHIFT) - 1 },
+		{ (ULONG_MAX >> PAGE_SHIFT) + 1, ULONG_MAX - 11 },
+	};
+
+	pool_init(&p, 8);
+	set_range(&p, 0, 0, 1);				/* [0, 0] */
+	set_range(&p, 1, ULONG_MAX, 1);			/* [max, max] */
+	set_range(&p, 2, ULONG_MAX - 9, 10);		/* [max - 9, max] */
+	set_range(&p, 3, 0, huge);			/* [0, huge - 1] */
+	set_range(&p, 4, 1, huge);			/* [1, huge] */
+	set_range(&p, 5, ULONG_MAX - huge + 1, huge);	/* ... to max */
+	set_range(&p, 6, 1UL << 40, 1);
+	set_range(&p, 7, ULONG_MAX - 1, 1);		/* [max - 1, max - 1] */
+	for (i = 0; i < 8; i++) {
+		insert(&p, i);
+		if (check_tree(&p, "an extreme insert"))
+			return;
+	}
+	for (i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		if (query(&p, q[i][0], q[i][1]))
+			return;
+	for (i = 0; i < 8; i++)
+		if (probe(&p, i))
+			return;
+	for (i = 0; i < 8; i++) {
+		unsigned long j;
+
+		remove_vma(&p, (i * 3) % 8);
+		if (check_tree(&p, "an extreme remove"))
+			return;
+		for (j = 0; j < sizeof(q) / sizeof(q[0]); j++)
+			if (query(&p, q[j][0], q[j][1]))
+				return;
+	}
+	CHECK(!M.i_mmap_index.root);
+}
+
+/*
+ * __vma_index_link()/__vma_index_unlink(): linear vmas go in the index,
+ * nonlinear ones are only counted; vma_index_begin_change()/end_change()
+ * move a vma whose range changes, holding i_shared_sem meanwhile.
+ */
+static void test_link_and_change(void)
+{
+	struct pool p;
+	struct address_space *mapping;
+	unsigned long i;
+
+	pool_init(&p, 64);
+	init_MUTEX(&M.i_shared_sem);
+	for (i = 0; i < 64; i++) {
+		set_range(&p, i, 4 * i, 8);
+		if (i % 4 == 3)
+			p.vma[i].vm_flags |= VM_NONLINEAR;
+		down(&M.i_shared_sem);
+		__vma_index_link(&p.vma[i], &M);
+		up(&M.i_shared_sem);
+		p.in[i] = !(p.vma[i].vm_flags & VM_NONLINEAR);
+	}
+	CHECK_EQ(M.i_mmap_nonlinear, 16);
+	if (check_tree(&p, "linking") || query(&p, 0, ULONG_MAX) ||
+	    query(&p, 15, 15))
+		return;
+	for (i = 0; i < 64; i += 5) {	/* grow, shrink, move */
+		mapping = vma_index_begin_change(&p.vma[i]);
+		CHECK(mapping == &M);
+		CHECK(shim_sema_held(&M.i_shared_sem));
+		p.in[i] = 0;
+		if (check_tree(&p, "begin_change"))
+			return;
+		p.vma[i].vm_end += (i % 3) * PAGE_SIZE;
+		p.vma[i].vm_pgoff = (p.vma[i].vm_pgoff * 7) % 251;
+		vma_index_end_change(&p.vma[i], mapping);
+		CHECK(!shim_sema_held(&M.i_shared_sem));
+		p.in[i] = !(p.vma[i].vm_flags & VM_NONLINEAR);
+		if (check_tree(&p, "end_change") || probe(&p, i))
+			return;
+	}
+	CHECK_EQ(M.i_mmap_nonlinear, 16);
+	p.vma[0].vm_file = NULL;	/* no file: nothing to do, no lock */
+	CHECK(vma_index_begin_change(&p.vma[0]) == NULL);
+	CHECK(!shim_sema_held(&M.i_shared_sem));
+	vma_index_end_change(&p.vma[0], NULL);
+	p.vma[0].vm_file = &FILE_M;
+	for (i = 0; i < 64; i++) {
+		down(&M.i_shared_sem);
+		__vma_index_unlink(&p.vma[i], &M);
+		up(&M.i_shared_sem);
+		p.in[i] = 0;
+		if (i % 8 == 0 && check_tree(&p, "unlinking"))
+			return;
+	}
+	CHECK_EQ(M.i_mmap_nonlinear, 0);
+	CHECK(!M.i_mmap_index.root);
+}
+
+/*
+ * The treap's depth with vmas as the slab hands them out (one array,
+ * sequential addresses) in pgoff order, both ways, and all identical:
+ * reported as figures, and bounded so that a degenerate tree (say,
+ * priorities that follow the addresses) fails.
+ */
+static int depth_of(struct pool *p, const char *how)
+{
+	int depth;
+
+	if (check_tree(p, how))
+		return -1;
+	index_check(&M.i_mmap_index, NULL, &depth);
+	return depth;
+}
+
+static void test_depth(void)
+{
+	const unsigned long n = 10000;
+	const int log2n = 63 - __builtin_clzl(n);	/* floor */
+	const int bound = 4 * log2n + 8;
+	struct pool p;
+	unsigned long i;
+	int inc, dec, same, after;
+
+	pool_init(&p, n);
+	for (i = 0; i < n; i++) {
+		set_range(&p, i, 3 * i, 4);
+		insert(&p, i);
+	}
+	inc = depth_of(&p, "increasing inserts");
+	for (i = 0; i < n; i += 2)
+		remove_vma(&p, i);
+	after = depth_of(&p, "removing every other one");
+	for (i = 1; i < n; i += 2)
+		remove_vma(&p, i);
+	for (i = 0; i < n; i++) {
+		set_range(&p, i, 3 * (n - 1 - i), 4);
+		insert(&p, i);
+	}
+	dec = depth_of(&p, "decreasing inserts");
+	query(&p, 0, ULONG_MAX);
+	for (i = 0; i < n; i++)
+		remove_vma(&p, i);
+	for (i = 0; i < n; i++) {
+		set_range(&p, i, 42, 16);
+		insert(&p, i);
+	}
+	same = depth_of(&p, "identical inserts");
+	query(&p, 42, 42);
+
+	ktap_diag("fig: index.depth_increasing %d levels", inc);
+	ktap_diag("fig: index.depth_decreasing %d levels", dec);
+	ktap_diag("fig: index.depth_identical %d levels", same);
+	ktap_diag("fig: index.depth_half_removed %d levels", after);
+	ktap_diag("fig: index.depth_bound %d levels", bound);
+	ktap_diag("%lu vmas of %zu bytes each at sequential addresses; bound 4 * floor(log2(n)) + 8",
+		  n, sizeof(struct vm_area_struct));
+	CHECK(inc > 0 && inc <= bound);
+	CHECK(dec > 0 && dec <= bound);
+	CHECK(same > 0 && same <= bound);
+	CHECK(after > 0 && after <= bound);
+}
+
+#define CASE(fn) { &#fn[5], fn }	/* without "test_" */
+
+static const struct ktap_case cases[] = {
+	CASE(test_random_ops),
+	CASE(test_identical_ranges),
+	CASE(test_touching_ranges),
+	CASE(test_extremes),
+	CASE(test_link_and_change),
+	CASE(test_depth),
+};
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return ktap_run(cases, sizeof(cases) / sizeof(cases[0]), 120);
+}
