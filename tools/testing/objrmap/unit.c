@@ -1030,6 +1030,84 @@ static void test_nonlinear_unmapped_despite_locked_vma(void)
 	check_world();
 }
 
+/* ---- the index: only the vmas that cover the page are visited ---- */
+
+/*
+ * A file mapped by 10,000 one-page vmas at distinct offsets (private and
+ * shared, in two mms), plus a big shared vma over all of them and a
+ * private one-page twin of the page's own: page_referenced_obj() and
+ * try_to_unmap_obj() of one page trylock the page_table_lock of exactly
+ * the 3 vmas that cover its offset, not one per vma of the file.  A pte
+ * no vma describes keeps the page mapped, so neither walk stops early.
+ * With a nonlinear vma in the file (i_mmap_nonlinear != 0) i_mmap_shared
+ * is walked as well, but only nonlinear vmas are looked at: one trylock
+ * for page_referenced (the linear position), two for try_to_unmap (the
+ * linear position, then the sweep, which reads a bounded number of ptes).
+ */
+#define MANY		10000
+#define MANY_BASE	0x40000000UL
+
+static void only_overlapping(int nonlinear)
+{
+	const unsigned long target = 4321, covering = 3;
+	struct vm_area_struct *many, *big, *twin, *n = NULL;
+	struct page *page;
+	unsigned long i, tries, reads, nl_tries;
+	int ret;
+
+	setup();
+	many = calloc(MANY, sizeof(*many));
+	if (!many)
+		shim_fatal("out of memory for %d vmas", MANY);
+	for (i = 0; i < MANY; i++) {
+		world_vma_init(&many[i], mm[i % 2], &F, MANY_BASE + i * PAGE_SIZE,
+			       1, i, VM_READ | (i % 3 ? VM_SHARED : 0));
+		world_vma_link(&many[i]);
+	}
+	big = mkvma(0, mm[2], SLOT(1), MANY, 0, VM_READ | VM_SHARED);
+	twin = mkvma(1, mm[3], SLOT(5), 1, target, VM_READ);
+	if (nonlinear)
+		n = mknonlinear(2, mm[5], SLOT(8), 1024, 0);
+	CHECK_EQ(F.mapping.i_mmap_nonlinear, nonlinear ? 1 : 0);
+
+	page = world_file_page(&F, target);
+	world_map(mm[target % 2], addr_of(&many[target], target), page, YOUNG);
+	world_map(mm[2], addr_of(big, target), page, YOUNG);
+	world_map(mm[3], addr_of(twin, target), page, YOUNG);
+	world_map(mm[4], SLOT(7), page, YOUNG);		/* no vma there */
+	if (n)	/* at a nonlinear position the sweep does not reach at once */
+		world_map(mm[5], n->vm_start + 700 * PAGE_SIZE, page, YOUNG);
+	nl_tries = nonlinear ? 1 : 0;
+
+	tries = shim_spin_trylocks;
+	CHECK_EQ(reclaim_referenced(page), covering);
+	tries = shim_spin_trylocks - tries;
+	ktap_diag("%s: page_referenced_obj() trylocked %lu page_table_locks among %d vmas",
+		  nonlinear ? "with a nonlinear vma" : "linear only", tries,
+		  MANY + 2 + nonlinear);
+	CHECK_EQ(tries, covering + nl_tries);
+
+	tries = shim_spin_trylocks;
+	reads = shim_pte_maps;
+	ret = reclaim_unmap(page);
+	tries = shim_spin_trylocks - tries;
+	reads = shim_pte_maps - reads;
+	ktap_diag("%s: try_to_unmap_obj() trylocked %lu page_table_locks, read %lu ptes",
+		  nonlinear ? "with a nonlinear vma" : "linear only", tries, reads);
+	CHECK_SWAP(ret, SWAP_AGAIN);		/* the stray pte */
+	CHECK_EQ(tries, covering + 2 * nl_tries);
+	CHECK(reads <= covering + nl_tries * (1 + 1024 / 4));
+	CHECK(!maps(mm[target % 2], addr_of(&many[target], target), page));
+	CHECK(!maps(mm[2], addr_of(big, target), page));
+	CHECK(!maps(mm[3], addr_of(twin, target), page));
+	CHECK(maps(mm[4], SLOT(7), page));
+	CHECK_EQ(page->pte.mapcount, 1 + nl_tries);
+	check_world();
+}
+
+static void test_index_only_overlapping(void)		{ only_overlapping(0); }
+static void test_index_only_overlapping_nonlinear(void)	{ only_overlapping(1); }
+
 #define CASE(fn) { &#fn[5], fn }	/* without "test_" */
 
 static const struct ktap_case cases[] = {
@@ -1067,6 +1145,8 @@ static const struct ktap_case cases[] = {
 	CASE(test_unmap_mlock_window),
 	CASE(test_nonlinear_mlock_window),
 	CASE(test_nonlinear_unmapped_despite_locked_vma),
+	CASE(test_index_only_overlapping),
+	CASE(test_index_only_overlapping_nonlinear),
 };
 
 int main(void)

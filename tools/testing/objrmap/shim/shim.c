@@ -22,6 +22,7 @@ __thread const char *shim_bug_last;
 __thread int shim_kmap_depth;
 __thread unsigned long shim_pte_maps;
 __thread void (*shim_spin_trylock_hook)(spinlock_t *lock);
+__thread unsigned long shim_spin_trylocks;
 
 static int shim_next_thread_id;
 static __thread int shim_my_thread_id;

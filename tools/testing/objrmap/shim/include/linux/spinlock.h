@@ -48,11 +48,15 @@ static inline void spin_lock(spinlock_t *lock)
  * section (say mlock_fixup()'s) fall right before a trylock.
  */
 extern __thread void (*shim_spin_trylock_hook)(spinlock_t *lock);
+/* Not a kernel API: spin_trylock() calls made by this thread, on any
+ * lock: how many vmas a walk looked at. */
+extern __thread unsigned long shim_spin_trylocks;
 
 static inline int spin_trylock(spinlock_t *lock)
 {
 	if (shim_spin_trylock_hook)
 		shim_spin_trylock_hook(lock);
+	shim_spin_trylocks++;
 	__atomic_fetch_add(&lock->trylocks, 1, __ATOMIC_RELAXED);
 	if (!shim_mutex_trylock(&lock->mutex)) {
 		__atomic_fetch_add(&lock->trylock_fails, 1, __ATOMIC_RELAXED);
