@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 
@@ -1162,6 +1164,10 @@ struct vm_probe_shared {
 	volatile uint32_t locked_kb;
 	volatile int32_t lock_err;	/* first mlock errno, 0 none */
 	volatile uint32_t lock_fail;	/* mlock calls that failed */
+	volatile int32_t fifo_prio;	/* SCHED_FIFO priority, 0 SCHED_OTHER */
+	volatile int32_t sched_err;	/* sched_setscheduler errno, 0 none */
+	volatile int32_t sched_got;	/* policy read back, if not FIFO */
+	volatile int32_t sleep_err;	/* nanosleep errno: the probe stopped */
 };
 
 /* from the linker: the start of the ELF image and the end of its bss */
@@ -1244,6 +1250,80 @@ static void vm_probe_lock_self(struct vm_probe_shared *sh)
 	vm_probe_lock(sh, (void *)sh, (char *)sh + vm_pagesize);
 }
 
+/*
+ * SCHED_FIFO priority of the probe.  Any SCHED_FIFO priority runs ahead
+ * of every SCHED_OTHER task, which is all the probe needs: it must not
+ * wait for its turn behind the test's CPU-bound processes (with 32
+ * touchers runnable on one CPU the O(1) scheduler's round robin alone
+ * gives 11-14 s gaps), only for the kernel.  The lowest one, 1, puts it
+ * behind any real-time task a machine may have (the migration threads
+ * of an SMP kernel, a host's audio or interrupt threads), whose delays
+ * are not what it measures either.
+ */
+#define VM_PROBE_FIFO_PRIO	1
+
+/*
+ * The probe child switches to SCHED_FIFO.  musl's sched_setscheduler()
+ * is a stub that fails with ENOSYS, hence the raw system calls.  Sets
+ * fifo_prio to the priority in effect (0: still SCHED_OTHER) and
+ * sched_err or sched_got to why not.
+ */
+static void vm_probe_set_fifo(struct vm_probe_shared *sh)
+{
+	struct sched_param sp;
+	long pol;
+
+	sh->fifo_prio = 0;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = VM_PROBE_FIFO_PRIO;
+	if (syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp) != 0) {
+		sh->sched_err = errno ? errno : EINVAL;
+		return;
+	}
+	/* believe the kernel's answer; no answer: believe the set */
+	pol = syscall(SYS_sched_getscheduler, 0);
+	if (pol >= 0 && pol != SCHED_FIFO) {
+		sh->sched_got = (int32_t)pol;
+		return;
+	}
+	sh->fifo_prio = VM_PROBE_FIFO_PRIO;
+}
+
+/* back to SCHED_OTHER, should the probe ever fail to sleep */
+static void vm_probe_set_other(void)
+{
+	struct sched_param sp;
+
+	memset(&sp, 0, sizeof(sp));
+	syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp);
+}
+
+/*
+ * The probe's sleep.  A SCHED_FIFO task that does not block keeps every
+ * SCHED_OTHER task off the CPU for good (a UP guest hangs), so the probe
+ * must never loop without sleeping: a nanosleep that fails other than
+ * with EINTR makes it drop SCHED_FIFO and block in pause() until it is
+ * killed (its samples stop; the parent sees sleep_err).
+ */
+static void vm_probe_sleep(struct vm_probe_shared *sh, long ms)
+{
+	struct timespec ts, rem;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &rem) != 0) {
+		if (errno == EINTR) {
+			ts = rem;
+			continue;
+		}
+		sh->sleep_err = errno;
+		vm_probe_set_other();
+		sh->fifo_prio = 0;
+		for (;;)
+			pause();
+	}
+}
+
 static void *vm_shared_page(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -1271,31 +1351,73 @@ int vm_probe_start(struct vm_probe *p, long period_ms)
 		p->sh = NULL;
 		return -1;
 	}
+	if (period_ms < 1)
+		period_ms = 1;	/* it must sleep: it may run SCHED_FIFO */
 	if (p->pid) {
+		static int fig_prio = -2;	/* the figure printed last */
 		double end_ms = vm_now_ms() + 2000;
+		char pol[64], why[64];
+		int prio = -1;
 
+		/* the parent runs SCHED_OTHER, and sleeps while it waits */
 		while (!p->sh->ready && vm_now_ms() < end_ms)
 			vm_sleep_ms(1);
-		if (!p->sh->ready)
-			ktap_diag("probe: not ready after 2 s");
-		else if (p->sh->lock_fail)
-			ktap_diag("probe: %u mlock calls failed (%s), %u kB "
-				  "locked: it may measure its own page-ins",
-				  p->sh->lock_fail, strerror(p->sh->lock_err),
-				  p->sh->locked_kb);
-		else
-			ktap_diag("probe: %u kB of its own memory locked",
-				  p->sh->locked_kb);
+		if (!p->sh->ready) {
+			ktap_diag("probe: not ready after 2 s (scheduling "
+				  "policy not known)");
+		} else {
+			prio = p->sh->fifo_prio;
+			if (prio) {
+				snprintf(pol, sizeof(pol), "SCHED_FIFO %d",
+					 prio);
+			} else {
+				if (p->sh->sched_err)
+					snprintf(why, sizeof(why), "%s",
+						 strerror(p->sh->sched_err));
+				else
+					snprintf(why, sizeof(why), "policy %d "
+						 "after it",
+						 (int)p->sh->sched_got);
+				ktap_diag("probe: sched_setscheduler(SCHED_FIFO "
+					  "%d): %s: it runs SCHED_OTHER, so its "
+					  "gaps include waiting for its turn "
+					  "behind the runnable processes, not "
+					  "only the kernel", VM_PROBE_FIFO_PRIO,
+					  why);
+				snprintf(pol, sizeof(pol), "SCHED_OTHER");
+			}
+			if (p->sh->lock_fail)
+				ktap_diag("probe: %s, %u mlock calls failed "
+					  "(%s), %u kB locked: it may measure "
+					  "its own page-ins", pol,
+					  p->sh->lock_fail,
+					  strerror(p->sh->lock_err),
+					  p->sh->locked_kb);
+			else
+				ktap_diag("probe: %s, %u kB of its own memory "
+					  "locked", pol, p->sh->locked_kb);
+		}
+		/* once per program, unless a later probe differs */
+		if (prio != fig_prio) {
+			vm_fig_i("probe_fifo_prio", prio, "count");
+			fig_prio = prio;
+		}
 		return 0;
 	}
-	/* child: runs until killed (or until the parent dies) */
+	/*
+	 * child: runs until killed (or until the parent dies).  It locks
+	 * its memory first (page-ins under SCHED_OTHER), then switches to
+	 * SCHED_FIFO; from there on the only loop is the one below, which
+	 * sleeps on every pass (vm_probe_sleep).
+	 */
 	vm_probe_lock_self(p->sh);
+	vm_probe_set_fifo(p->sh);
 	p->sh->ready = 1;
 	seen = p->sh->reset_gen;
 	max = 0;
 	t0 = vm_now_ms();
 	for (;;) {
-		vm_sleep_ms(period_ms);
+		vm_probe_sleep(p->sh, period_ms);
 		t1 = vm_now_ms();
 		gap = t1 - t0;
 		t0 = t1;
@@ -1332,6 +1454,9 @@ long vm_probe_samples(struct vm_probe *p)
 
 void vm_probe_stop(struct vm_probe *p)
 {
+	if (p->sh && p->sh->sleep_err)
+		ktap_diag("probe: nanosleep: %s: it stopped sampling",
+			  strerror(p->sh->sleep_err));
 	if (p->pid > 0) {
 		kill(p->pid, SIGKILL);
 		vm_wait(p->pid, NULL, NULL);

@@ -145,6 +145,12 @@ struct vm_probe {
 	pid_t pid;
 	struct vm_probe_shared *sh;
 };
+/*
+ * Fork the probe: a child that locks its own memory, switches to
+ * SCHED_FIFO when allowed (figure probe_fifo_prio; SCHED_OTHER and a
+ * diagnostic otherwise) and sleeps @period_ms in a loop, recording the
+ * longest gap between two wakeups: how long the kernel kept it waiting.
+ */
 int vm_probe_start(struct vm_probe *p, long period_ms);
 void vm_probe_reset(struct vm_probe *p);
 double vm_probe_max_ms(struct vm_probe *p);	/* longest wakeup gap */
