@@ -58,6 +58,7 @@ static void seed(unsigned long salt)
 static void pool_init(struct pool *p, unsigned long n)
 {
 	memset(&M, 0, sizeof(M));
+	INIT_LIST_HEAD(&M.i_mmap_nonlinear);	/* as inode_init_once() */
 	p->vma = calloc(n, sizeof(*p->vma));
 	p->in = calloc(n, 1);
 	if (!p->vma || !p->in)
@@ -434,14 +435,16 @@ static void test_extremes(void)
 
 /*
  * __vma_index_link()/__vma_index_unlink(): linear vmas go in the index,
- * nonlinear ones are only counted; vma_index_begin_change()/end_change()
- * move a vma whose range changes, holding i_shared_sem meanwhile.
+ * nonlinear ones on i_mmap_nonlinear (at the tail, in link order);
+ * vma_index_begin_change()/end_change() move a vma whose range changes,
+ * holding i_shared_sem meanwhile.
  */
 static void test_link_and_change(void)
 {
 	struct pool p;
 	struct address_space *mapping;
-	unsigned long i;
+	struct vm_area_struct *v;
+	unsigned long i, n;
 
 	pool_init(&p, 64);
 	init_MUTEX(&M.i_shared_sem);
@@ -454,10 +457,15 @@ static void test_link_and_change(void)
 		up(&M.i_shared_sem);
 		p.in[i] = !(p.vma[i].vm_flags & VM_NONLINEAR);
 	}
-	CHECK_EQ(M.i_mmap_nonlinear, 16);
 	if (check_tree(&p, "linking") || query(&p, 0, ULONG_MAX) ||
 	    query(&p, 15, 15))
 		return;
+	n = 0;				/* in link order */
+	list_for_each_entry(v, &M.i_mmap_nonlinear, vm_index.nonlinear) {
+		CHECK(v == &p.vma[4 * n + 3]);
+		n++;
+	}
+	CHECK_EQ(n, 16);
 	for (i = 0; i < 64; i += 5) {	/* grow, shrink, move */
 		mapping = vma_index_begin_change(&p.vma[i]);
 		CHECK(mapping == &M);
@@ -473,7 +481,10 @@ static void test_link_and_change(void)
 		if (check_tree(&p, "end_change") || probe(&p, i))
 			return;
 	}
-	CHECK_EQ(M.i_mmap_nonlinear, 16);
+	n = 0;
+	list_for_each_entry(v, &M.i_mmap_nonlinear, vm_index.nonlinear)
+		n++;
+	CHECK_EQ(n, 16);
 	p.vma[0].vm_file = NULL;	/* no file: nothing to do, no lock */
 	CHECK(vma_index_begin_change(&p.vma[0]) == NULL);
 	CHECK(!shim_sema_held(&M.i_shared_sem));
@@ -487,7 +498,7 @@ static void test_link_and_change(void)
 		if (i % 8 == 0 && check_tree(&p, "unlinking"))
 			return;
 	}
-	CHECK_EQ(M.i_mmap_nonlinear, 0);
+	CHECK(list_empty(&M.i_mmap_nonlinear));
 	CHECK(!M.i_mmap_index.root);
 }
 

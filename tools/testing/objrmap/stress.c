@@ -324,7 +324,7 @@ static void op_mmap(struct sim_mm *m, unsigned long long *rng)
  * sys_remap_file_pages() does it, under mmap_sem (write) and
  * i_shared_sem: out of the file's index (__vma_index_unlink), vm_flags
  * |= VM_NONLINEAR under page_table_lock, back in as a nonlinear vma
- * (__vma_index_link counts it in i_mmap_nonlinear).  (The populate runs
+ * (__vma_index_link puts it on i_mmap_nonlinear).  (The populate runs
  * under mmap_sem for write here; the kernel downgrades to read, which
  * excludes less, not more.)
  */
@@ -379,10 +379,10 @@ out:
 /*
  * vmtruncate(): invalidate_mmap_range() zaps, under i_shared_sem, the
  * part of every vma that maps offsets past the new size: the linear
- * vmas the file's index yields for the hole, then, if the file has
- * nonlinear vmas (i_mmap_nonlinear), those on i_mmap_shared, at their
- * linear position (zap_page_range() takes page_table_lock,
- * page_remove_rmap() takes pte_chain_lock: the full nesting).  Then truncate_inode_pages() takes
+ * vmas the file's index yields for the hole, then the nonlinear vmas on
+ * i_mmap_nonlinear, at their linear position, without a look at their
+ * vm_flags (zap_page_range() takes page_table_lock, page_remove_rmap()
+ * takes pte_chain_lock: the full nesting).  Then truncate_inode_pages() takes
  * each page out of the page cache under its page lock: ->mapping = NULL,
  * the page cache's reference dropped.  A fault that looked the page up
  * before and maps it after leaves it mapped without a mapping: an orphan,
@@ -411,10 +411,8 @@ static void zap_hole(struct address_space *mapping, unsigned long hba)
 		zap_vma(vp, hba);
 		STAT(st_zapped_indexed);
 	}
-	if (mapping->i_mmap_nonlinear)
-		list_for_each_entry(vp, &mapping->i_mmap_shared, shared)
-			if (vp->vm_flags & VM_NONLINEAR)
-				zap_vma(vp, hba);
+	list_for_each_entry(vp, &mapping->i_mmap_nonlinear, vm_index.nonlinear)
+		zap_vma(vp, hba);
 }
 
 static void op_truncate(unsigned long long *rng)
@@ -779,7 +777,7 @@ static void run_scenario(const struct scenario *s)
 	CHECK_EQ(world_check(mm_list, NMM), 0);
 	CHECK_EQ(world_file_check(&file), 0);
 	CHECK(!file.mapping.i_mmap_index.root);
-	CHECK_EQ(file.mapping.i_mmap_nonlinear, 0);
+	CHECK(list_empty(&file.mapping.i_mmap_nonlinear));
 	CHECK_EQ(shim_page_state.nr_mapped, 0);
 }
 
@@ -806,7 +804,7 @@ SCENARIO(mremap,
 	 "base + mremap in place (vm_end changed under i_shared_sem, out of the index, + page_table_lock)",
 	 .nonlinear = 1, .truncate_zap = 1, .mremap = 1)
 SCENARIO(remap_file_pages,
-	 "base + remap_file_pages making linked vmas nonlinear (out of the index, VM_NONLINEAR under i_shared_sem + page_table_lock)",
+	 "base + remap_file_pages making linked vmas nonlinear (out of the index onto i_mmap_nonlinear, VM_NONLINEAR under i_shared_sem + page_table_lock)",
 	 .nonlinear = 1, .truncate_zap = 1, .set_nonlinear = 1)
 
 static const struct ktap_case cases[] = {

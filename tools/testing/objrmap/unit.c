@@ -740,8 +740,9 @@ static void test_find_pte_skips(void)
 /* ---- nonlinear vmas (remap_file_pages) ---- */
 
 /*
- * A nonlinear vma: VM_SHARED | VM_NONLINEAR on i_mmap_shared, ptes put
- * anywhere in it by install_page().
+ * A nonlinear vma: VM_SHARED | VM_NONLINEAR on i_mmap_shared and on
+ * i_mmap_nonlinear (not in the index), ptes put anywhere in it by
+ * install_page().
  */
 static struct vm_area_struct *mknonlinear(int i, struct mm_struct *m,
 					  unsigned long start,
@@ -1004,7 +1005,7 @@ static void test_nonlinear_mlock_window(void)		{ mlock_window(1); }
 /*
  * try_to_unmap_obj() promises SWAP_SUCCESS once the page is no longer
  * mapped.  A locked nonlinear vma that does not map the page, before the
- * nonlinear vma that does on i_mmap_shared, must not turn the sweep's
+ * nonlinear vma that does on i_mmap_nonlinear, must not turn the sweep's
  * success into SWAP_FAIL (shrink_list() would put back on the active
  * list a page it can free now).
  */
@@ -1039,10 +1040,10 @@ static void test_nonlinear_unmapped_despite_locked_vma(void)
  * try_to_unmap_obj() of one page trylock the page_table_lock of exactly
  * the 3 vmas that cover its offset, not one per vma of the file.  A pte
  * no vma describes keeps the page mapped, so neither walk stops early.
- * With a nonlinear vma in the file (i_mmap_nonlinear != 0) i_mmap_shared
- * is walked as well, but only nonlinear vmas are looked at: one trylock
- * for page_referenced (the linear position), two for try_to_unmap (the
- * linear position, then the sweep, which reads a bounded number of ptes).
+ * With a nonlinear vma in the file, i_mmap_nonlinear is walked as well,
+ * and it holds only that vma: one trylock for page_referenced (the
+ * linear position), two for try_to_unmap (the linear position, then the
+ * sweep, which reads a bounded number of ptes).
  */
 #define MANY		10000
 #define MANY_BASE	0x40000000UL
@@ -1068,7 +1069,10 @@ static void only_overlapping(int nonlinear)
 	twin = mkvma(1, mm[3], SLOT(5), 1, target, VM_READ);
 	if (nonlinear)
 		n = mknonlinear(2, mm[5], SLOT(8), 1024, 0);
-	CHECK_EQ(F.mapping.i_mmap_nonlinear, nonlinear ? 1 : 0);
+	CHECK_EQ(list_empty(&F.mapping.i_mmap_nonlinear), !nonlinear);
+	if (n)
+		CHECK(F.mapping.i_mmap_nonlinear.next == &n->vm_index.nonlinear &&
+		      F.mapping.i_mmap_nonlinear.prev == &n->vm_index.nonlinear);
 
 	page = world_file_page(&F, target);
 	world_map(mm[target % 2], addr_of(&many[target], target), page, YOUNG);

@@ -26,7 +26,7 @@ static unsigned long check_node(struct vma_index_node *node,
 				int *maxdepth, int *bad)
 {
 	struct vm_area_struct *vma = container_of(node, struct vm_area_struct,
-						  vm_index);
+						  vm_index.node);
 	unsigned long last = last_pgoff(vma), max = last, m;
 
 	if (depth > *maxdepth)

@@ -58,7 +58,7 @@ void world_file_init(struct world_file *f)
 	INIT_LIST_HEAD(&f->mapping.i_mmap);
 	INIT_LIST_HEAD(&f->mapping.i_mmap_shared);
 	f->mapping.i_mmap_index.root = NULL;	/* as inode_init_once() */
-	f->mapping.i_mmap_nonlinear = 0;
+	INIT_LIST_HEAD(&f->mapping.i_mmap_nonlinear);
 	init_MUTEX(&f->mapping.i_shared_sem);
 	f->file.f_mapping = &f->mapping;
 }
@@ -149,7 +149,7 @@ static int index_holds(struct vma_index *index, struct vm_area_struct *vma)
 
 	while (node) {
 		struct vm_area_struct *other =
-			container_of(node, struct vm_area_struct, vm_index);
+			container_of(node, struct vm_area_struct, vm_index.node);
 
 		if (other == vma)
 			return 1;
@@ -167,7 +167,7 @@ int world_file_check(struct world_file *f)
 	struct address_space *mapping = &f->mapping;
 	struct list_head *heads[2] = { &mapping->i_mmap,
 				       &mapping->i_mmap_shared };
-	unsigned long indexed, linear = 0, nonlinear = 0;
+	unsigned long indexed, linear = 0, nonlinear = 0, listed;
 	struct vm_area_struct *vma;
 	int bad, i;
 
@@ -197,9 +197,12 @@ int world_file_check(struct world_file *f)
 			  indexed, linear);
 		bad++;
 	}
-	if (mapping->i_mmap_nonlinear != nonlinear) {
-		ktap_diag("i_mmap_nonlinear %u, the lists hold %lu nonlinear vmas",
-			  mapping->i_mmap_nonlinear, nonlinear);
+	listed = 0;
+	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, vm_index.nonlinear)
+		listed++;
+	if (listed != nonlinear) {
+		ktap_diag("i_mmap_nonlinear holds %lu vmas, the lists %lu nonlinear ones",
+			  listed, nonlinear);
 		bad++;
 	}
 	up(&mapping->i_shared_sem);

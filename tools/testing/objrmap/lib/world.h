@@ -52,16 +52,18 @@ void world_vma_init(struct vm_area_struct *vma, struct mm_struct *mm,
 		    unsigned long flags);
 /* vma_link(): on i_mmap or i_mmap_shared (VM_SHARED), under i_shared_sem
  * and page_table_lock, at the tail as __vma_link_file() does, and into
- * the file's index (__vma_index_link(): counted if VM_NONLINEAR). */
+ * the file's index (__vma_index_link(): on i_mmap_nonlinear instead if
+ * VM_NONLINEAR). */
 void world_vma_link(struct vm_area_struct *vma);
-/* remove_shared_vm_struct(): off the list and out of the index
- * (__vma_index_unlink()), under i_shared_sem. */
+/* remove_shared_vm_struct(): off the list and out of the index or off
+ * i_mmap_nonlinear (__vma_index_unlink()), under i_shared_sem. */
 void world_vma_unlink(struct vm_area_struct *vma);
 
 /*
  * index_check() (lib/index_check.h) of @f's index, and that it agrees with the lists:
- * every linear vma on i_mmap or i_mmap_shared is in it and nothing else,
- * i_mmap_nonlinear counts the nonlinear ones (all on i_mmap_shared).
+ * every linear vma on i_mmap or i_mmap_shared is in it and nothing else;
+ * i_mmap_nonlinear holds as many vmas as there are nonlinear ones (all
+ * on i_mmap_shared).
  * Takes i_shared_sem.  Returns the number of violations.
  */
 int world_file_check(struct world_file *f);

@@ -31,7 +31,7 @@ struct address_space {
 	struct list_head i_mmap;	/* list of private mappings */
 	struct list_head i_mmap_shared;	/* list of shared mappings */
 	struct vma_index i_mmap_index;	/* linear vmas of both, by pgoff */
-	unsigned int i_mmap_nonlinear;	/* nonlinear vmas, not indexed */
+	struct list_head i_mmap_nonlinear; /* the others, not indexed */
 	struct semaphore i_shared_sem;	/* protects the four above */
 };
 
@@ -115,8 +115,9 @@ struct vm_area_struct {
 	unsigned long vm_flags;
 	/* on mapping->i_mmap or ->i_mmap_shared, under i_shared_sem */
 	struct list_head shared;
-	/* in mapping->i_mmap_index if linear, under i_shared_sem */
-	struct vma_index_node vm_index;
+	/* in mapping->i_mmap_index if linear, on ->i_mmap_nonlinear if
+	 * nonlinear, under i_shared_sem */
+	union vma_index_link vm_index;
 	unsigned long vm_pgoff;		/* offset within vm_file, in pages */
 	struct file *vm_file;
 	void *vm_private_data;
