@@ -434,6 +434,70 @@ static void test_extremes(void)
 }
 
 /*
+ * M.i_mmap_nonlinear holds exactly the pool's nonlinear vmas that are
+ * linked (@linked[i]), none of them in the index, its links consistent
+ * both ways.  Returns 0 if so.
+ */
+static int check_nonlinear(struct pool *p, const char *linked,
+			   const char *after)
+{
+	struct list_head *head = &M.i_mmap_nonlinear, *pos;
+	unsigned long want = 0, n = 0, i;
+	char *seen = calloc(p->n, 1);
+	int bad = 0;
+
+	if (!seen)
+		shim_fatal("out of memory");
+	for (i = 0; i < p->n; i++)
+		if (linked[i] && (p->vma[i].vm_flags & VM_NONLINEAR))
+			want++;
+	for (pos = head->next; pos != head; pos = pos->next) {
+		struct vm_area_struct *v = container_of(pos,
+				struct vm_area_struct, vm_index.nonlinear);
+		long k = v - p->vma;
+
+		if (pos->next->prev != pos || pos->prev->next != pos) {
+			ktap_diag("i_mmap_nonlinear: entry %lu's links are inconsistent",
+				  n);
+			bad++;
+			break;
+		}
+		if (++n > p->n) {
+			ktap_diag("i_mmap_nonlinear: more entries than vmas, a cycle");
+			bad++;
+			break;
+		}
+		if (k < 0 || k >= (long)p->n) {
+			ktap_diag("i_mmap_nonlinear: entry %lu is not a vma of the pool",
+				  n);
+			bad++;
+			break;
+		}
+		if (!(v->vm_flags & VM_NONLINEAR) || !linked[k] || p->in[k] ||
+		    seen[k]) {
+			ktap_diag("i_mmap_nonlinear: vma %ld:%s%s%s%s", k,
+				  v->vm_flags & VM_NONLINEAR ? "" : " not VM_NONLINEAR",
+				  linked[k] ? "" : " not linked",
+				  p->in[k] ? " in the index" : "",
+				  seen[k] ? " twice" : "");
+			bad++;
+		}
+		seen[k] = 1;
+	}
+	if (!bad && n != want) {
+		ktap_diag("i_mmap_nonlinear holds %lu vmas, %lu nonlinear ones are linked",
+			  n, want);
+		bad++;
+	}
+	free(seen);
+	if (bad) {
+		ktap_diag("... after %s", after);
+		ktap_case_failed = 1;
+	}
+	return bad;
+}
+
+/*
  * __vma_index_link()/__vma_index_unlink(): linear vmas go in the index,
  * nonlinear ones on i_mmap_nonlinear (at the tail, in link order);
  * vma_index_begin_change()/end_change() move a vma whose range changes,
@@ -444,9 +508,11 @@ static void test_link_and_change(void)
 	struct pool p;
 	struct address_space *mapping;
 	struct vm_area_struct *v;
+	char linked[64];
 	unsigned long i, n;
 
 	pool_init(&p, 64);
+	memset(linked, 0, sizeof(linked));
 	init_MUTEX(&M.i_shared_sem);
 	for (i = 0; i < 64; i++) {
 		set_range(&p, i, 4 * i, 8);
@@ -456,9 +522,10 @@ static void test_link_and_change(void)
 		__vma_index_link(&p.vma[i], &M);
 		up(&M.i_shared_sem);
 		p.in[i] = !(p.vma[i].vm_flags & VM_NONLINEAR);
+		linked[i] = 1;
 	}
-	if (check_tree(&p, "linking") || query(&p, 0, ULONG_MAX) ||
-	    query(&p, 15, 15))
+	if (check_tree(&p, "linking") || check_nonlinear(&p, linked, "linking") ||
+	    query(&p, 0, ULONG_MAX) || query(&p, 15, 15))
 		return;
 	n = 0;				/* in link order */
 	list_for_each_entry(v, &M.i_mmap_nonlinear, vm_index.nonlinear) {
@@ -471,20 +538,20 @@ static void test_link_and_change(void)
 		CHECK(mapping == &M);
 		CHECK(shim_sema_held(&M.i_shared_sem));
 		p.in[i] = 0;
-		if (check_tree(&p, "begin_change"))
+		linked[i] = 0;		/* off the list too, if nonlinear */
+		if (check_tree(&p, "begin_change") ||
+		    check_nonlinear(&p, linked, "begin_change"))
 			return;
 		p.vma[i].vm_end += (i % 3) * PAGE_SIZE;
 		p.vma[i].vm_pgoff = (p.vma[i].vm_pgoff * 7) % 251;
 		vma_index_end_change(&p.vma[i], mapping);
 		CHECK(!shim_sema_held(&M.i_shared_sem));
 		p.in[i] = !(p.vma[i].vm_flags & VM_NONLINEAR);
-		if (check_tree(&p, "end_change") || probe(&p, i))
+		linked[i] = 1;
+		if (check_tree(&p, "end_change") ||
+		    check_nonlinear(&p, linked, "end_change") || probe(&p, i))
 			return;
 	}
-	n = 0;
-	list_for_each_entry(v, &M.i_mmap_nonlinear, vm_index.nonlinear)
-		n++;
-	CHECK_EQ(n, 16);
 	p.vma[0].vm_file = NULL;	/* no file: nothing to do, no lock */
 	CHECK(vma_index_begin_change(&p.vma[0]) == NULL);
 	CHECK(!shim_sema_held(&M.i_shared_sem));
@@ -495,7 +562,9 @@ static void test_link_and_change(void)
 		__vma_index_unlink(&p.vma[i], &M);
 		up(&M.i_shared_sem);
 		p.in[i] = 0;
-		if (i % 8 == 0 && check_tree(&p, "unlinking"))
+		linked[i] = 0;
+		if (i % 8 == 0 && (check_tree(&p, "unlinking") ||
+				   check_nonlinear(&p, linked, "unlinking")))
 			return;
 	}
 	CHECK(list_empty(&M.i_mmap_nonlinear));

@@ -162,6 +162,83 @@ static int index_holds(struct vma_index *index, struct vm_area_struct *vma)
 	return 0;
 }
 
+/* Is @vma on @head, linked through its ->shared? */
+static int list_holds(struct list_head *head, struct vm_area_struct *vma)
+{
+	struct vm_area_struct *other;
+
+	list_for_each_entry(other, head, shared)
+		if (other == vma)
+			return 1;
+	return 0;
+}
+
+/* Is @vma on @mapping->i_mmap_nonlinear? */
+static int nonlinear_holds(struct address_space *mapping,
+			   struct vm_area_struct *vma)
+{
+	struct vm_area_struct *other;
+
+	list_for_each_entry(other, &mapping->i_mmap_nonlinear,
+			    vm_index.nonlinear)
+		if (other == vma)
+			return 1;
+	return 0;
+}
+
+/*
+ * i_mmap_nonlinear itself: the links agree both ways, and every vma on
+ * it is nonlinear, on i_mmap_shared and not in the index.  @max bounds
+ * the walk (a cycle that misses the head).  Returns the violations;
+ * *@count gets the number of entries.
+ */
+static int nonlinear_check(struct address_space *mapping, unsigned long max,
+			   unsigned long *count)
+{
+	struct list_head *head = &mapping->i_mmap_nonlinear, *pos;
+	unsigned long n = 0;
+	int bad = 0;
+
+	for (pos = head->next; pos != head; pos = pos->next) {
+		struct vm_area_struct *vma = container_of(pos,
+				struct vm_area_struct, vm_index.nonlinear);
+
+		if (pos->next->prev != pos) {
+			ktap_diag("i_mmap_nonlinear: vma %p: next->prev is %p",
+				  (void *)vma, (void *)pos->next->prev);
+			bad++;
+			break;
+		}
+		if (++n > max) {
+			ktap_diag("i_mmap_nonlinear: more than %lu entries, a cycle?",
+				  max);
+			bad++;
+			break;
+		}
+		if (!(vma->vm_flags & VM_NONLINEAR)) {
+			ktap_diag("vma %p (pgoff %lu): on i_mmap_nonlinear without VM_NONLINEAR",
+				  (void *)vma, vma->vm_pgoff);
+			bad++;
+		}
+		if (!list_holds(&mapping->i_mmap_shared, vma)) {
+			ktap_diag("vma %p: on i_mmap_nonlinear, not on i_mmap_shared",
+				  (void *)vma);
+			bad++;
+		}
+		if (index_holds(&mapping->i_mmap_index, vma)) {
+			ktap_diag("vma %p: on i_mmap_nonlinear and in the index",
+				  (void *)vma);
+			bad++;
+		}
+	}
+	if (head->prev->next != head) {
+		ktap_diag("i_mmap_nonlinear: the head's prev does not lead back to it");
+		bad++;
+	}
+	*count = n;
+	return bad;
+}
+
 int world_file_check(struct world_file *f)
 {
 	struct address_space *mapping = &f->mapping;
@@ -182,6 +259,11 @@ int world_file_check(struct world_file *f)
 						  (void *)vma);
 					bad++;
 				}
+				if (!nonlinear_holds(mapping, vma)) {
+					ktap_diag("vma %p (pgoff %lu): nonlinear, on a list, not on i_mmap_nonlinear",
+						  (void *)vma, vma->vm_pgoff);
+					bad++;
+				}
 				continue;
 			}
 			linear++;
@@ -197,9 +279,7 @@ int world_file_check(struct world_file *f)
 			  indexed, linear);
 		bad++;
 	}
-	listed = 0;
-	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, vm_index.nonlinear)
-		listed++;
+	bad += nonlinear_check(mapping, linear + nonlinear, &listed);
 	if (listed != nonlinear) {
 		ktap_diag("i_mmap_nonlinear holds %lu vmas, the lists %lu nonlinear ones",
 			  listed, nonlinear);

@@ -62,8 +62,8 @@ void world_vma_unlink(struct vm_area_struct *vma);
 /*
  * index_check() (lib/index_check.h) of @f's index, and that it agrees with the lists:
  * every linear vma on i_mmap or i_mmap_shared is in it and nothing else;
- * i_mmap_nonlinear holds as many vmas as there are nonlinear ones (all
- * on i_mmap_shared).
+ * i_mmap_nonlinear holds exactly the nonlinear ones (all on
+ * i_mmap_shared, none in the index), its links consistent.
  * Takes i_shared_sem.  Returns the number of violations.
  */
 int world_file_check(struct world_file *f);
