@@ -11,6 +11,14 @@
  * sleeping 10 ms reports the longest gap between its wakeups.  Reported:
  * swap-out/in pages, faults, the longest stall, the time until the
  * pressure had all its memory, and swap-out bytes per pressure byte.
+ *
+ * With -H the touchers keep only part of the segment in use (a database
+ * whose buffer cache is mostly idle), and -I paces them.  The memory the
+ * pressure needs freed is then estimated when it starts: its size less
+ * what is free or clean cache (MemFree + Buffers + Cached, less the
+ * resident segment, which Cached counts too).  A VM that writes the
+ * whole segment to swap to free that much - the swap storm - shows as
+ * swapout_over_needed well above 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +42,7 @@ static const char *const names[] = {
 int main(int argc, char **argv)
 {
 	long shm_mb = -1, nproc = 4, press_mb = -1, stride = 1, passes = 2;
-	long time_s = 300;
+	long time_s = 300, hot_pct = 100, pause_ms = 0;
 	const struct vm_opt opts[] = {
 		{ 's', VM_OPT_LONG, &shm_mb, "MB",
 		  "shm segment size (default 0.75 * mem)" },
@@ -48,6 +56,11 @@ int main(int argc, char **argv)
 		  "passes each toucher makes under pressure (default 2)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
 		  "bound of the pressure phase (default 300)" },
+		{ 'H', VM_OPT_LONG, &hot_pct, "PCT",
+		  "part of the segment the touchers keep using; the rest "
+		  "is filled once and left idle (default 100)" },
+		{ 'I', VM_OPT_LONG, &pause_ms, "MS",
+		  "touchers sleep this long after each pass (default 0)" },
 		{ 0, 0, NULL, NULL, NULL },
 	};
 	struct vm_vmstat_snap s0, s1, s2;
@@ -57,7 +70,7 @@ int main(int argc, char **argv)
 	struct vm_hog hog;
 	uint64_t shm_bytes, press_bytes;
 	double t0, t_press, storm_ms, press_ms;
-	long long swapout, swapin, swaptotal;
+	long long swapout, swapin, swaptotal, needed_kb, avail_kb, shm_res_kb;
 	uint32_t warm, errs;
 	int hog_state = 0, ok;
 	long bad;
@@ -67,8 +80,9 @@ int main(int argc, char **argv)
 		shm_mb = vm_cfg.mem_mb * 3 / 4;
 	if (press_mb < 0)
 		press_mb = vm_cfg.mem_mb / 2;
-	if (nproc < 1 || nproc > VM_LOAD_MAX || passes < 1 || stride < 1) {
-		fprintf(stderr, "shm_swap_storm: bad -P, -p or -S\n");
+	if (nproc < 1 || nproc > VM_LOAD_MAX || passes < 1 || stride < 1 ||
+	    hot_pct < 1 || hot_pct > 100 || pause_ms < 0) {
+		fprintf(stderr, "shm_swap_storm: bad -P, -p, -S, -H or -I\n");
 		return 1;
 	}
 	shm_bytes = vm_vsize_cap((uint64_t)shm_mb * VM_MB);
@@ -82,6 +96,8 @@ int main(int argc, char **argv)
 	vm_fig_i("procs", nproc, "count");
 	vm_fig_i("stride", stride, "count");
 	vm_fig_i("passes", passes, "count");
+	vm_fig_i("hot_pct", hot_pct, "percent");
+	vm_fig_i("pause_ms", pause_ms, "ms");
 	vm_fig_i("swap_total_kb", swaptotal, "kB");
 	if (swaptotal <= 0)
 		ktap_diag("no swap: the segment cannot be swapped, expect "
@@ -104,6 +120,8 @@ int main(int argc, char **argv)
 		ktap_diag("no latency probe");
 	vm_phase("touchers: first pass");
 	t0 = vm_now_ms();
+	load.nhot = load.nblk * hot_pct / 100;
+	load.pause_ms = pause_ms;
 	if (vm_load_start(&load, (int)nproc, (int)stride) != 0)
 		ktap_diag("not all touchers started");
 	while (vm_load_min_passes(&load) < 1 && !vm_load_check_dead(&load) &&
@@ -122,6 +140,16 @@ int main(int argc, char **argv)
 	vm_phase("pressure");
 	vm_probe_reset(&probe);
 	vm_vmstat_snap(&s1);
+	/* see the top of the file; swap-outs so far left the segment */
+	shm_res_kb = (long long)(shm_bytes / 1024) -
+		     vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT) * vm_pagesize / 1024;
+	avail_kb = vm_meminfo_kb("Cached") - shm_res_kb;
+	if (avail_kb < 0)
+		avail_kb = 0;
+	avail_kb += vm_meminfo_kb("MemFree") + vm_meminfo_kb("Buffers");
+	needed_kb = (long long)(press_bytes / 1024) - avail_kb;
+	if (needed_kb < 0)
+		needed_kb = 0;
 	t_press = vm_now_ms();
 	memset(&hog_ru, 0, sizeof(hog_ru));
 	if (press_bytes && vm_hog_start(&hog, press_bytes) != 0) {
@@ -189,6 +217,11 @@ int main(int argc, char **argv)
 	vm_fig_f("swapout_per_pressure",
 		 press_bytes && swapout >= 0 ?
 		 (double)swapout * vm_pagesize / press_bytes : 0, "ratio");
+	vm_fig_i("avail_at_pressure_kb", avail_kb, "kB");
+	vm_fig_i("needed_kb", needed_kb, "kB");
+	vm_fig_f("swapout_over_needed", needed_kb > 0 && swapout >= 0 ?
+		 (double)swapout * vm_pagesize / 1024 / needed_kb : 0,
+		 "ratio");
 
 	if (hog_state == 1)
 		ktap_ok(names[1], "%llu MB touched in %.0f ms",
