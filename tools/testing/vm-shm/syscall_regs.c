@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 
 #else /* __i386__ */
 
+#include <sched.h>
 #include <sys/auxv.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
@@ -647,6 +648,79 @@ static int q_kill_child(long ret, unsigned long *a)
 	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
 		return fail("child status 0x%x, expected SIGKILL", st);
 	return 0;
+}
+
+/*
+ * sched_setscheduler: what the latency probe does to itself (SCHED_FIFO
+ * 1), done to a paused child so that this program stays SCHED_OTHER.
+ * EPERM without the privilege (a modern kernel, RLIMIT_RTPRIO 0).
+ */
+static struct sched_param sp;
+static long sched_want;		/* the child's policy, as set */
+
+static int fork_pauser(void)
+{
+	child = vm_fork();
+	if (child < 0)
+		return fail("fork: %s", strerror(errno));
+	if (child == 0)
+		for (;;)
+			pause();
+	return 0;
+}
+
+static int p_sched_setscheduler(unsigned long *a)
+{
+	if (fork_pauser())
+		return 1;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = 1;
+	a[0] = child;
+	a[1] = SCHED_FIFO;
+	a[2] = (unsigned long)&sp;
+	return 0;
+}
+
+static const int sched_errs[] = { EPERM };
+
+static int q_sched_setscheduler(long ret, unsigned long *a)
+{
+	long pol;
+	int r;
+
+	(void)a;
+	r = expect_errs(ret, sched_errs, 1, "sched_setscheduler");
+	if (!r && ret == 0) {
+		pol = syscall(SYS_sched_getscheduler, child);
+		if (pol != SCHED_FIFO)
+			r = fail("child's policy %ld after it, expected "
+				 "SCHED_FIFO", pol);
+	}
+	kill_child();
+	return r;
+}
+
+/* sched_getscheduler of a paused child made SCHED_FIFO if we may */
+static int p_sched_getscheduler(unsigned long *a)
+{
+	if (fork_pauser())
+		return 1;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = 1;
+	sched_want = syscall(SYS_sched_setscheduler, child, SCHED_FIFO,
+			     &sp) == 0 ? SCHED_FIFO : SCHED_OTHER;
+	a[0] = child;
+	return 0;
+}
+
+static int q_sched_getscheduler(long ret, unsigned long *a)
+{
+	int r;
+
+	(void)a;
+	r = expect_val(ret, sched_want, "sched_getscheduler");
+	kill_child();
+	return r;
 }
 
 static int p_pause(unsigned long *a)
@@ -1363,6 +1437,8 @@ static int p_exit(unsigned long *a)
 #define NR_writev	146
 #define NR_mlock	150
 #define NR_munlock	151
+#define NR_sched_setscheduler	156
+#define NR_sched_getscheduler	157
 #define NR_sched_yield	158
 #define NR_nanosleep	162
 #define NR_mremap	163
@@ -1427,6 +1503,10 @@ static const struct sc_test tests[] = {
 	T("set_tid_address", NR_set_tid_address, 1, p_set_tid_address,
 	  q_ok),
 	T("sched_yield", NR_sched_yield, 0, p_none, q_ok),
+	T("sched_setscheduler", NR_sched_setscheduler, 3,
+	  p_sched_setscheduler, q_sched_setscheduler),
+	T("sched_getscheduler", NR_sched_getscheduler, 1,
+	  p_sched_getscheduler, q_sched_getscheduler),
 	T("gettimeofday", NR_gettimeofday, 2, p_gettimeofday, q_ok),
 	T("clock_gettime", NR_clock_gettime, 2, p_clock_gettime, q_ok),
 	T("nanosleep", NR_nanosleep, 2, p_nanosleep, q_ok),
