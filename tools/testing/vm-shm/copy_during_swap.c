@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * copy_during_swap - scenario 3: a sequential read of a large file, first
- * on a quiet machine, then while the scenario 2 load (shm touchers plus
- * anonymous pressure) runs.  A VM that prefers swapping out dirty, busy
- * shm over dropping clean, used-once file cache swaps out about as much
- * as it reads, and the read crawls.
+ * on a quiet machine, then while a database-like load runs: a SysV shm
+ * segment of 0.85 * mem, a quarter of it kept in use by -P processes that
+ * touch it once a second, the rest filled once and left idle.  It fits in
+ * memory, but with more than 80% of memory mapped 2.6.3 reclaims mapped
+ * pages as readily as cache: the copy pushes the idle shm out to swap
+ * instead of dropping its own clean, used-once pages (the third problem
+ * of the 2.4-aa big-iron report).  The old load of scenario 2, touchers
+ * walking a segment plus anonymous pressure that together exceed memory,
+ * is -S 0.75*mem -a 0.5*mem -H 100 -I 0.
  *
  * The file (-s MB, default 2 * mem) is created in -d DIR unless -f names
  * an existing one; it is dropped from the page cache (fsync + fadvise
- * DONTNEED) before each read.  Reported: MB/s unloaded and loaded, their
- * ratio, swap-out bytes during the loaded read and per byte read.
+ * DONTNEED) before each read.  Reported: MB/s unloaded (median of -r
+ * reads) and loaded, their ratio, swap-out bytes during the loaded read
+ * and per byte read.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -173,7 +179,7 @@ static double mbps(const struct rd *r)
 int main(int argc, char **argv)
 {
 	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
-	long hot_pct = 100, pause_ms = 0, nquiet = 3;
+	long hot_pct = 25, pause_ms = 1000, nquiet = 3;
 	const char *file = NULL;
 	int keep = 0;
 	const struct vm_opt opts[] = {
@@ -185,17 +191,17 @@ int main(int argc, char **argv)
 		{ 'r', VM_OPT_LONG, &nquiet, "N",
 		  "unloaded reads; the median is reported (default 3)" },
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
-		  "shm segment of the load (default 0.75 * mem)" },
+		  "shm segment of the load (default 0.85 * mem)" },
 		{ 'P', VM_OPT_LONG, &nproc, "N",
 		  "shm toucher processes (default 4)" },
 		{ 'H', VM_OPT_LONG, &hot_pct, "PCT",
 		  "part of the segment the touchers keep using; the rest "
-		  "is filled once and left idle (default 100)" },
+		  "is filled once and left idle (default 25)" },
 		{ 'I', VM_OPT_LONG, &pause_ms, "MS",
-		  "touchers sleep this long after each pass (default 0: "
-		  "they never stop)" },
+		  "touchers sleep this long after each pass (default 1000; "
+		  "0: they never stop)" },
 		{ 'a', VM_OPT_LONG, &press_mb, "MB",
-		  "anonymous pressure (default 0.5 * mem)" },
+		  "anonymous pressure (default 0)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
 		  "bound of the loaded read and of the load setup "
 		  "(default 300)" },
@@ -220,9 +226,9 @@ int main(int argc, char **argv)
 	if (file_mb < 0)
 		file_mb = vm_cfg.mem_mb * 2;
 	if (shm_mb < 0)
-		shm_mb = vm_cfg.mem_mb * 3 / 4;
+		shm_mb = vm_cfg.mem_mb * 85 / 100;
 	if (press_mb < 0)
-		press_mb = vm_cfg.mem_mb / 2;
+		press_mb = 0;
 	if (nproc < 1 || nproc > VM_LOAD_MAX || hot_pct < 1 ||
 	    hot_pct > 100 || pause_ms < 0 || nquiet < 1 || nquiet > 15) {
 		fprintf(stderr, "copy_during_swap: bad -P, -H, -I or -r\n");
