@@ -44,6 +44,7 @@ help:
 	@echo '  make native                 run the scenarios on this machine at -m $(NATIVE_MEM)'
 	@echo '  make boot-debian            boot Debian'"'"'s kernel in QEMU with the guest init and the scenarios'
 	@echo '  make table                  print the markdown table of results/*.json'
+	@echo '  make readme-table           put that table into README.md'
 	@echo
 	@echo 'Variables: LINUX=$(LINUX) MEM=$(MEM) (guest MB) CPUS=$(CPUS) (for SMP configs)'
 	@echo '  CONFIG=$(CONFIG) CONFIGS="$(CONFIGS)" ACCEL=$(ACCEL) (auto|kvm|tcg) ARGS= (extra options of tools/vmshm run)'
@@ -91,8 +92,14 @@ test:
 	echo "test: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
 
+# The figures the README's table shows (all of them: make table TABLE_FIGURES=.)
+TABLE_FIGURES ?= ^(syscall_regs\.failed|pte_chain_capacity\.(children|pte_chain_bytes_per_child|lowfree_kb_per_child|fork_ms|cleanup_ms)|shm_swap_storm\.(pswpout|swapout_per_pressure|probe_max_ms|bad_blocks)|copy_during_swap\.(unloaded_MBps|loaded_MBps|loaded_over_unloaded|swapout_per_read)|many_vmas\.(one_touch_s|one_probe_max_ms|shared_touch_s|shared_probe_max_ms|truncate_tail_us|truncate_half_us|bad_blocks)|fork_exit_rate\.(exit_per_s|touch_per_s)|integrity\.(nonlinear_resident_after_hog|verify_pswpin)|vm_tunables\.cache_scan_ratio)$$
+
 table:
-	$(VMSHM) table
+	$(VMSHM) table --match '$(TABLE_FIGURES)'
+
+readme-table:
+	$(VMSHM) table --match '$(TABLE_FIGURES)' --update README.md
 
 objrmap:	# mm/objrmap.c in userspace: unit, stress, ASan/UBSan, TSan
 	$(MAKE) -C tools/testing/objrmap test
