@@ -524,6 +524,11 @@ static void test_referenced_orphan(void)
 
 /* ---- try_to_unmap_obj ---- */
 
+/*
+ * The ptes of the page are old, as after a scan that found it unused:
+ * try_to_unmap() keeps a page whose pte it finds young (see
+ * test_unmap_young_pte_kept()).  The COWed anonymous copy is young.
+ */
 static void unmap_all_linear(int dirty)
 {
 	struct vm_area_struct *a, *b, *c, *d, *e;
@@ -538,10 +543,10 @@ static void unmap_all_linear(int dirty)
 	e = mkvma(4, mm[4], SLOT(5), 8, 4, VM_READ | VM_WRITE);	/* COWed */
 	c = mkvma(2, mm[2], SLOT(3), 1, 7, VM_READ | VM_WRITE | VM_SHARED);
 	d = mkvma(3, mm[2], SLOT(4), 16, 0, VM_READ | VM_WRITE | VM_SHARED);
-	world_map(mm[0], addr_of(a, 7), page, YOUNG);
+	world_map(mm[0], addr_of(a, 7), page, 0);
 	world_map(mm[1], addr_of(b, 7), page, 0);
 	world_map(mm[4], addr_of(e, 7), anon, YOUNG | DIRTY);
-	world_map(mm[2], addr_of(c, 7), page, YOUNG | (dirty ? DIRTY : 0));
+	world_map(mm[2], addr_of(c, 7), page, dirty ? DIRTY : 0);
 	world_map(mm[2], addr_of(d, 7), page, 0);
 	CHECK_EQ(page_count(page), 5);
 	CHECK_EQ(mm[2]->rss, 2);
@@ -607,7 +612,7 @@ static void test_unmap_locked_vma_without_pte(void)
 	page = world_file_page(&F, 3);
 	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ | VM_LOCKED);
 	b = mkvma(1, mm[1], SLOT(2), 4, 0, VM_READ);
-	world_map(mm[1], addr_of(b, 3), page, YOUNG);
+	world_map(mm[1], addr_of(b, 3), page, 0);
 	(void)a;
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
 	CHECK(!page_mapped(page));
@@ -624,7 +629,7 @@ static void test_unmap_busy_i_shared_sem(void)
 	setup();
 	page = world_file_page(&F, 1);
 	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
-	world_map(mm[0], addr_of(a, 1), page, YOUNG);
+	world_map(mm[0], addr_of(a, 1), page, 0);
 	hold(&h, HOLD_SEM, &F.mapping.i_shared_sem);
 	t = now();
 	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
@@ -648,9 +653,9 @@ static void test_unmap_busy_page_table_lock(void)
 	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
 	b = mkvma(1, mm[1], SLOT(2), 4, 0, VM_READ);
 	c = mkvma(2, mm[2], SLOT(3), 4, 0, VM_READ | VM_SHARED);
-	world_map(mm[0], addr_of(a, 2), page, YOUNG);
-	world_map(mm[1], addr_of(b, 2), page, YOUNG);
-	world_map(mm[2], addr_of(c, 2), page, YOUNG);
+	world_map(mm[0], addr_of(a, 2), page, 0);
+	world_map(mm[1], addr_of(b, 2), page, 0);
+	world_map(mm[2], addr_of(c, 2), page, 0);
 	hold(&h, HOLD_SPIN, &mm[1]->page_table_lock);
 	t = now();
 	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
@@ -692,8 +697,8 @@ static void test_unmap_unreachable_pte(void)
 	setup();
 	page = world_file_page(&F, 1);
 	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
-	world_map(mm[0], addr_of(a, 1), page, YOUNG);
-	world_map(mm[0], SLOT(7), page, YOUNG);		/* no vma there */
+	world_map(mm[0], addr_of(a, 1), page, 0);
+	world_map(mm[0], SLOT(7), page, 0);		/* no vma there */
 	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
 	CHECK(!maps(mm[0], addr_of(a, 1), page));
 	CHECK(maps(mm[0], SLOT(7), page));
@@ -733,7 +738,44 @@ static void test_find_pte_skips(void)
 	CHECK(!maps(mm[4], addr_of(good, 1), page));
 	CHECK_EQ(page->pte.mapcount, 1);
 	mm[1]->pgd[pgd_index(addr_of(bad, 1))].bad = 0;
+	/* page_referenced() never saw that pte: it is still young */
+	CHECK_SWAP(reclaim_unmap(page), SWAP_FAIL);
+	CHECK(maps(mm[1], addr_of(bad, 1), page));
+	CHECK(!young(mm[1], addr_of(bad, 1)));
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
+	check_world();
+}
+
+/*
+ * page_referenced() skips a vma whose page_table_lock is busy, so it may
+ * report a page in use as unreferenced; try_to_unmap() then finds the
+ * young pte and keeps the page (SWAP_FAIL: shrink_list() activates it),
+ * clearing the bit so that an unused page goes on the next scan.
+ */
+static void test_unmap_young_pte_kept(void)
+{
+	struct vm_area_struct *a, *b;
+	struct page *page;
+	struct holder h;
+
+	setup();
+	page = world_file_page(&F, 2);
+	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ | VM_SHARED);
+	b = mkvma(1, mm[1], SLOT(2), 4, 0, VM_READ | VM_SHARED);
+	world_map(mm[0], addr_of(a, 2), page, 0);
+	world_map(mm[1], addr_of(b, 2), page, YOUNG);
+	hold(&h, HOLD_SPIN, &mm[1]->page_table_lock);
+	CHECK_EQ(reclaim_referenced(page), 0);
+	release(&h);
+	CHECK(young(mm[1], addr_of(b, 2)));
+	CHECK_SWAP(reclaim_unmap(page), SWAP_FAIL);
+	CHECK(maps(mm[1], addr_of(b, 2), page));
+	CHECK(!young(mm[1], addr_of(b, 2)));
+	CHECK(page_mapped(page));
+	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
+	CHECK(!page_mapped(page));
+	CHECK_EQ(mm[0]->rss, 0);
+	CHECK_EQ(mm[1]->rss, 0);
 	check_world();
 }
 
@@ -1139,6 +1181,7 @@ static const struct ktap_case cases[] = {
 	CASE(test_unmap_orphan_fails),
 	CASE(test_unmap_unreachable_pte),
 	CASE(test_find_pte_skips),
+	CASE(test_unmap_young_pte_kept),
 	CASE(test_nonlinear_linear_position),
 	CASE(test_nonlinear_reclaimable),
 	CASE(test_nonlinear_busy_victim),
