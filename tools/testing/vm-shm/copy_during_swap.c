@@ -7,15 +7,18 @@
  * memory, but with more than 80% of memory mapped 2.6.3 reclaims mapped
  * pages as readily as cache: the copy pushes the idle shm out to swap
  * instead of dropping its own clean, used-once pages (the third problem
- * of the 2.4-aa big-iron report).  The old load of scenario 2, touchers
- * walking a segment plus anonymous pressure that together exceed memory,
- * is -S 0.75*mem -a 0.5*mem -H 100 -I 0.
+ * of the 2.4-aa big-iron report).  The touchers write one word of each
+ * page they use (-V: check and rewrite whole blocks, which on a one-CPU
+ * emulated guest takes a fifth of the CPU from the read on any kernel).
+ * The old load of scenario 2, touchers walking a segment plus anonymous
+ * pressure that together exceed memory, is -S 0.75*mem -a 0.5*mem -H 100
+ * -I 0 -V.
  *
  * The file (-s MB, default 2 * mem) is created in -d DIR unless -f names
  * an existing one; it is dropped from the page cache (fsync + fadvise
  * DONTNEED) before each read.  Reported: MB/s unloaded (median of -r
  * reads) and loaded, their ratio, swap-out bytes during the loaded read
- * and per byte read.
+ * and per byte read, and the CPU share the touchers used meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -181,7 +184,7 @@ int main(int argc, char **argv)
 	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
 	long hot_pct = 25, pause_ms = 1000, nquiet = 3;
 	const char *file = NULL;
-	int keep = 0;
+	int keep = 0, full_check = 0;
 	const struct vm_opt opts[] = {
 		{ 's', VM_OPT_LONG, &file_mb, "MB",
 		  "file size to create (default 2 * mem)" },
@@ -200,6 +203,9 @@ int main(int argc, char **argv)
 		{ 'I', VM_OPT_LONG, &pause_ms, "MS",
 		  "touchers sleep this long after each pass (default 1000; "
 		  "0: they never stop)" },
+		{ 'V', VM_OPT_FLAG, &full_check, "",
+		  "touchers check and rewrite every block they own on each "
+		  "pass (default: one word; see load.c)" },
 		{ 'a', VM_OPT_LONG, &press_mb, "MB",
 		  "anonymous pressure (default 0)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
@@ -219,7 +225,7 @@ int main(int argc, char **argv)
 	long long swapout, swapout_quiet;
 	int fd = -1, created = 0, verify, load_ok = 0, hog_on = 0, ok;
 	struct stat st;
-	double t0;
+	double t0, cpu0 = 0, cpu1 = 0;
 	long bad;
 
 	vm_init("copy_during_swap", argc, argv, opts, summary, 1500);
@@ -244,6 +250,7 @@ int main(int argc, char **argv)
 	vm_fig_i("procs", nproc, "count");
 	vm_fig_i("hot_pct", hot_pct, "percent");
 	vm_fig_i("pause_ms", pause_ms, "ms");
+	vm_fig_i("toucher_full_check", full_check, "count");
 	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
 
 	rbuf = malloc(RD_BUF);
@@ -355,7 +362,10 @@ int main(int argc, char **argv)
 	if (vm_load_create(&load, shm_bytes, 0xc0b1) == 0) {
 		t0 = vm_now_ms();
 		load.nhot = load.nblk * hot_pct / 100;
+		if (!load.nhot)
+			load.nhot = 1;	/* 0 would mean the whole segment */
 		load.pause_ms = pause_ms;
+		load.light = !full_check;
 		load_ok = vm_load_start(&load, (int)nproc, 1) == 0;
 		while (load_ok && vm_load_min_passes(&load) < 1 &&
 		       !vm_load_check_dead(&load) &&
@@ -380,7 +390,9 @@ int main(int argc, char **argv)
 	drop_cache(fd, size);
 	vm_probe_reset(&probe);
 	vm_vmstat_snap(&s2);
+	cpu0 = load_ok ? vm_load_cpu_s(&load) : 0;
 	read_file(fd, size, verify, time_s * 1000.0, &busy, "loaded read");
+	cpu1 = load_ok ? vm_load_cpu_s(&load) : 0;
 	vm_vmstat_snap(&s3);
 	swapout = vm_vmstat_delta(&s2, &s3, VMS_PSWPOUT);
 	vm_fig_f("loaded_MBps", mbps(&busy), "MBps");
@@ -397,6 +409,9 @@ int main(int argc, char **argv)
 		 busy.bytes && swapout >= 0 ?
 		 (double)swapout * vm_pagesize / busy.bytes : 0, "ratio");
 	vm_fig_f("loaded_probe_max_ms", vm_probe_max_ms(&probe), "ms");
+	/* CPU the touchers took from the guest while the read ran */
+	vm_fig_f("loaded_toucher_cpu_pct", busy.ms > 0 ?
+		 (cpu1 - cpu0) * 1000 / busy.ms * 100 : 0, "percent");
 	if (busy.truncated)
 		ktap_diag("loaded read stopped by the %ld s bound after %llu "
 			  "MB", time_s, (unsigned long long)(busy.bytes /

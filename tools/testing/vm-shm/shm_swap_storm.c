@@ -121,6 +121,8 @@ int main(int argc, char **argv)
 	vm_phase("touchers: first pass");
 	t0 = vm_now_ms();
 	load.nhot = load.nblk * hot_pct / 100;
+	if (!load.nhot)
+		load.nhot = 1;	/* 0 would mean the whole segment */
 	load.pause_ms = pause_ms;
 	if (vm_load_start(&load, (int)nproc, (int)stride) != 0)
 		ktap_diag("not all touchers started");

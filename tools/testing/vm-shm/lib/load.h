@@ -25,6 +25,7 @@ struct vm_load {
 	int stride;
 	uint64_t nhot;		/* touchers visit blocks [0, nhot) only */
 	long pause_ms;		/* and sleep this long after each pass */
+	int light;		/* owners write one word of their blocks */
 	pid_t pid[VM_LOAD_MAX];
 	struct vm_load_shared *sh;
 	struct rusage ru;	/* summed over the reaped touchers */
@@ -44,6 +45,8 @@ uint32_t vm_load_min_passes(struct vm_load *l);
 uint64_t vm_load_blocks_touched(struct vm_load *l);
 uint32_t vm_load_errors(struct vm_load *l);
 int vm_load_check_dead(struct vm_load *l);	/* touchers gone early */
+/* CPU seconds (user + system) the running touchers have used so far */
+double vm_load_cpu_s(struct vm_load *l);
 /* stop the touchers, reap them within @timeout_ms, then SIGKILL */
 void vm_load_stop(struct vm_load *l, double timeout_ms);
 /* print the first toucher-detected mismatches */

@@ -379,6 +379,35 @@ long long vm_proc_long(const char *path)
 	return v > (unsigned long long)LLONG_MAX ? LLONG_MAX : (long long)v;
 }
 
+long long vm_proc_stat_ticks(const char *path)
+{
+	unsigned long long ut, st;
+	char buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');		/* the command may hold spaces */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+			 "%*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st);
+}
+
+long vm_clk_tck(void)
+{
+	long t = sysconf(_SC_CLK_TCK);
+
+	return t > 0 ? t : 100;
+}
+
 int vm_slab(const char *name, long long *active_bytes,
 	    long long *total_bytes, long long *pages)
 {

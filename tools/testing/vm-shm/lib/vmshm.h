@@ -83,6 +83,9 @@ long long vm_lowfree_kb(void);		/* LowFree, else MemFree */
 long long vm_vmstat(const char *key);
 long long vm_status_kb(const char *key);	/* /proc/self/status */
 long long vm_proc_long(const char *path);	/* first number of a file */
+/* utime + stime of /proc/<pid>/stat, in clock ticks; -1 on error */
+long long vm_proc_stat_ticks(const char *path);
+long vm_clk_tck(void);
 /*
  * Slab cache @name from /proc/slabinfo: active_objs*objsize,
  * num_objs*objsize and the slab pages.  -1 when unreadable or absent.
