@@ -167,6 +167,30 @@ static void read_file(int fd, uint64_t size, int verify, double bound_ms,
 	r->ms = vm_now_ms() - t0;
 }
 
+static int cmp_double(const void *a, const void *b);
+
+/* median of @n values (the upper one of the middle two); extremes */
+static double median(const double *v, long n, double *lo, double *hi)
+{
+	double t[15];
+	long i;
+
+	if (lo)
+		*lo = 0;
+	if (hi)
+		*hi = 0;
+	if (n < 1)
+		return 0;
+	for (i = 0; i < n; i++)
+		t[i] = v[i];
+	qsort(t, n, sizeof(t[0]), cmp_double);
+	if (lo)
+		*lo = t[0];
+	if (hi)
+		*hi = t[n - 1];
+	return t[n / 2];
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -182,7 +206,7 @@ static double mbps(const struct rd *r)
 int main(int argc, char **argv)
 {
 	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
-	long hot_pct = 25, pause_ms = 1000, nquiet = 3;
+	long hot_pct = 25, pause_ms = 1000, nround = 3;
 	const char *file = NULL;
 	int keep = 0, full_check = 0;
 	const struct vm_opt opts[] = {
@@ -191,8 +215,9 @@ int main(int argc, char **argv)
 		{ 'f', VM_OPT_STR, &file, "FILE",
 		  "read this existing file instead (kept)" },
 		{ 'k', VM_OPT_FLAG, &keep, "", "keep the created file" },
-		{ 'r', VM_OPT_LONG, &nquiet, "N",
-		  "unloaded reads; the median is reported (default 3)" },
+		{ 'r', VM_OPT_LONG, &nround, "N",
+		  "rounds (unloaded read, load, loaded read); medians are "
+		  "reported (default 3)" },
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
 		  "shm segment of the load (default 0.85 * mem)" },
 		{ 'P', VM_OPT_LONG, &nproc, "N",
@@ -219,13 +244,15 @@ int main(int argc, char **argv)
 	struct vm_load load;
 	struct vm_hog hog;
 	struct rd quiet, busy;
-	double rates[15], quiet_mbps = 0;
-	long i;
+	double q[15], l[15], ratio[15], so[15], cpu[15], lo, hi;
+	double t0, cpu0, cpu1, probe_max = 0;
+	long r, done;
 	uint64_t size, shm_bytes, press_bytes = 0;
-	long long swapout, swapout_quiet;
+	long long swapout, swapout_quiet = 0, swapout_busy = 0, swapin_busy = 0;
+	long long majflt = 0;
 	int fd = -1, created = 0, verify, load_ok = 0, hog_on = 0, ok;
+	int quiet_ok = 1, busy_ok = 1, shm_ok = 1;
 	struct stat st;
-	double t0, cpu0 = 0, cpu1 = 0;
 	long bad;
 
 	vm_init("copy_during_swap", argc, argv, opts, summary, 1500);
@@ -236,7 +263,7 @@ int main(int argc, char **argv)
 	if (press_mb < 0)
 		press_mb = 0;
 	if (nproc < 1 || nproc > VM_LOAD_MAX || hot_pct < 1 ||
-	    hot_pct > 100 || pause_ms < 0 || nquiet < 1 || nquiet > 15) {
+	    hot_pct > 100 || pause_ms < 0 || nround < 1 || nround > 15) {
 		fprintf(stderr, "copy_during_swap: bad -P, -H, -I or -r\n");
 		return 1;
 	}
@@ -314,15 +341,19 @@ int main(int argc, char **argv)
 		(unsigned long long)(size / VM_MB));
 
 	/*
-	 * Unloaded reads: -r of them, the median reported (the rate of one
-	 * read varies by a fifth from run to run under emulation).  Each
-	 * starts with the file out of the page cache.
+	 * -r rounds, each the whole experiment: an unloaded read, then the
+	 * load is set up, the loaded read, and the load is checked and torn
+	 * down.  One read's rate varies by a fifth under emulation, so the
+	 * medians over the rounds are reported, and the ratio is the median
+	 * of the rounds' own ratios.  Each read starts with the file out of
+	 * the page cache.
 	 */
-	vm_phase("unloaded read");
-	swapout_quiet = 0;
-	for (i = 0; i < nquiet; i++) {
+	if (vm_probe_start(&probe, 10) != 0)
+		ktap_diag("no latency probe");
+	for (r = 0; r < nround; r++) {
+		vm_phase("unloaded read");
 		drop_cache(fd, size);
-		if (!i)
+		if (!r)
 			vm_fig_i("cached_kb_after_drop",
 				 vm_meminfo_kb("Cached"), "kB");
 		vm_vmstat_snap(&s0);
@@ -331,117 +362,127 @@ int main(int argc, char **argv)
 		if (vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT) > 0)
 			swapout_quiet += vm_vmstat_delta(&s0, &s1,
 							 VMS_PSWPOUT);
-		if (quiet.err || quiet.bad || quiet.bytes != size)
+		if (quiet.err || quiet.bad || quiet.bytes != size) {
+			quiet_ok = 0;
 			break;
-		rates[i] = mbps(&quiet);
-		vm_progress("unloaded read %ld of %ld: %.1f MB/s", i + 1,
-			    nquiet, rates[i]);
+		}
+		q[r] = mbps(&quiet);
+		vm_progress("round %ld of %ld: unloaded read %.1f MB/s", r + 1,
+			    nround, q[r]);
+
+		vm_phase("start load");
+		memset(&load, 0, sizeof(load));
+		load_ok = 0;
+		hog_on = 0;
+		if (vm_load_create(&load, shm_bytes, 0xc0b1 + r) == 0) {
+			t0 = vm_now_ms();
+			load.nhot = load.nblk * hot_pct / 100;
+			if (!load.nhot)
+				load.nhot = 1;	/* 0 would mean all of it */
+			load.pause_ms = pause_ms;
+			load.light = !full_check;
+			load_ok = vm_load_start(&load, (int)nproc, 1) == 0;
+			while (load_ok && vm_load_min_passes(&load) < 1 &&
+			       !vm_load_check_dead(&load) &&
+			       vm_now_ms() - t0 < time_s * 1000.0)
+				vm_sleep_ms(20);
+			press_bytes = vm_cap_pressure((uint64_t)press_mb *
+						      VM_MB, shm_bytes);
+			if (press_bytes && vm_hog_start(&hog, press_bytes) == 0) {
+				hog_on = 1;
+				if (vm_hog_wait(&hog, time_s, NULL, NULL) != 0)
+					ktap_diag("pressure not satisfied "
+						  "before the loaded read");
+			}
+		} else {
+			ktap_diag("no shm load: cannot create the segment");
+		}
+
+		vm_phase("loaded read");
+		drop_cache(fd, size);
+		vm_probe_reset(&probe);
+		vm_vmstat_snap(&s2);
+		cpu0 = load_ok ? vm_load_cpu_s(&load) : 0;
+		read_file(fd, size, verify, time_s * 1000.0, &busy,
+			  "loaded read");
+		cpu1 = load_ok ? vm_load_cpu_s(&load) : 0;
+		vm_vmstat_snap(&s3);
+		if (vm_probe_max_ms(&probe) > probe_max)
+			probe_max = vm_probe_max_ms(&probe);
+		swapout = vm_vmstat_delta(&s2, &s3, VMS_PSWPOUT);
+		if (swapout > 0)
+			swapout_busy += swapout;
+		swapin_busy += vm_vmstat_delta(&s2, &s3, VMS_PSWPIN);
+		if (busy.truncated)
+			ktap_diag("loaded read stopped by the %ld s bound "
+				  "after %llu MB", time_s,
+				  (unsigned long long)(busy.bytes / VM_MB));
+		if (!load_ok || busy.err || busy.bad || !busy.bytes ||
+		    (busy.bytes != size && !busy.truncated))
+			busy_ok = 0;
+		l[r] = mbps(&busy);
+		ratio[r] = q[r] > 0 ? l[r] / q[r] : 0;
+		so[r] = busy.bytes && swapout >= 0 ?
+			(double)swapout * vm_pagesize / busy.bytes : 0;
+		cpu[r] = busy.ms > 0 ? (cpu1 - cpu0) * 1000 / busy.ms * 100 :
+			 0;
+		vm_progress("round %ld of %ld: loaded read %.1f MB/s (%.2f), "
+			    "swap-out %.4f per byte read", r + 1, nround,
+			    l[r], ratio[r], so[r]);
+
+		vm_phase("stop load");
+		if (load_ok)
+			vm_load_stop(&load, 60000);
+		if (hog_on)
+			vm_hog_stop(&hog, NULL);
+		if (load_ok) {
+			uint32_t errs = vm_load_errors(&load);
+
+			majflt += load.ru.ru_majflt;
+			vm_load_report_errors(&load, "shm");
+			bad = vm_load_verify(&load, "shm");
+			if (errs || bad || load.died)
+				shm_ok = 0;
+		} else {
+			shm_ok = 0;
+		}
+		if (load.base)
+			vm_load_destroy(&load);
+		if (!busy_ok)
+			break;
 	}
-	if (i == nquiet) {
-		qsort(rates, nquiet, sizeof(rates[0]), cmp_double);
-		quiet_mbps = rates[nquiet / 2];
-		vm_fig_f("unloaded_MBps_min", rates[0], "MBps");
-		vm_fig_f("unloaded_MBps_max", rates[nquiet - 1], "MBps");
-	}
-	vm_fig_i("unloaded_reads", nquiet, "count");
-	vm_fig_f("unloaded_MBps", quiet_mbps, "MBps");
-	vm_fig_f("unloaded_s", quiet_mbps > 0 ?
-		 (double)size / VM_MB / quiet_mbps : 0, "s");
+	vm_probe_stop(&probe);
+	done = r;
+
+	vm_fig_i("rounds", done, "count");
+	vm_fig_f("unloaded_MBps", median(q, done, &lo, &hi), "MBps");
+	vm_fig_f("unloaded_MBps_min", lo, "MBps");
+	vm_fig_f("unloaded_MBps_max", hi, "MBps");
 	vm_fig_i("unloaded_swapout_bytes", swapout_quiet * vm_pagesize,
 		 "bytes");
-	ok = !quiet.err && !quiet.bad && quiet.bytes == size;
-	ktap_result(ok, names[1], "%llu MB in %.0f ms%s%s",
-		    (unsigned long long)(quiet.bytes / VM_MB), quiet.ms,
-		    quiet.err ? ", error: " : "",
-		    quiet.err ? strerror(quiet.err) : "");
-
-	/* the load */
-	vm_phase("start load");
-	if (vm_probe_start(&probe, 10) != 0)
-		ktap_diag("no latency probe");
-	if (vm_load_create(&load, shm_bytes, 0xc0b1) == 0) {
-		t0 = vm_now_ms();
-		load.nhot = load.nblk * hot_pct / 100;
-		if (!load.nhot)
-			load.nhot = 1;	/* 0 would mean the whole segment */
-		load.pause_ms = pause_ms;
-		load.light = !full_check;
-		load_ok = vm_load_start(&load, (int)nproc, 1) == 0;
-		while (load_ok && vm_load_min_passes(&load) < 1 &&
-		       !vm_load_check_dead(&load) &&
-		       vm_now_ms() - t0 < time_s * 1000.0)
-			vm_sleep_ms(20);
-		press_bytes = vm_cap_pressure((uint64_t)press_mb * VM_MB,
-					      shm_bytes);
-		if (press_bytes && vm_hog_start(&hog, press_bytes) == 0) {
-			hog_on = 1;
-			if (vm_hog_wait(&hog, time_s, NULL, NULL) != 0)
-				ktap_diag("pressure not satisfied before the "
-					  "loaded read");
-			vm_fig_f("pressure_ms", vm_hog_done_ms(&hog), "ms");
-		}
-		vm_fig_f("load_setup_s", (vm_now_ms() - t0) / 1000, "s");
-	} else {
-		ktap_diag("no shm load: cannot create the segment");
-	}
 	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
-
-	vm_phase("loaded read");
-	drop_cache(fd, size);
-	vm_probe_reset(&probe);
-	vm_vmstat_snap(&s2);
-	cpu0 = load_ok ? vm_load_cpu_s(&load) : 0;
-	read_file(fd, size, verify, time_s * 1000.0, &busy, "loaded read");
-	cpu1 = load_ok ? vm_load_cpu_s(&load) : 0;
-	vm_vmstat_snap(&s3);
-	swapout = vm_vmstat_delta(&s2, &s3, VMS_PSWPOUT);
-	vm_fig_f("loaded_MBps", mbps(&busy), "MBps");
-	vm_fig_f("loaded_s", busy.ms / 1000, "s");
-	vm_fig_i("loaded_read_mb", (long long)(busy.bytes / VM_MB), "MB");
-	vm_fig_f("loaded_over_unloaded",
-		 quiet_mbps > 0 ? mbps(&busy) / quiet_mbps : 0, "ratio");
-	vm_fig_i("loaded_swapout_bytes",
-		 swapout >= 0 ? swapout * vm_pagesize : -1, "bytes");
-	vm_fig_i("loaded_swapin_pages",
-		 vm_vmstat_delta(&s2, &s3, VMS_PSWPIN), "pages");
-	vm_fig_i("loaded_pgpgin", vm_vmstat_delta(&s2, &s3, VMS_PGPGIN), "kB");
-	vm_fig_f("swapout_per_read",
-		 busy.bytes && swapout >= 0 ?
-		 (double)swapout * vm_pagesize / busy.bytes : 0, "ratio");
-	vm_fig_f("loaded_probe_max_ms", vm_probe_max_ms(&probe), "ms");
+	vm_fig_f("loaded_MBps", median(l, done, &lo, &hi), "MBps");
+	vm_fig_f("loaded_MBps_min", lo, "MBps");
+	vm_fig_f("loaded_MBps_max", hi, "MBps");
+	vm_fig_f("loaded_over_unloaded", median(ratio, done, &lo, &hi),
+		 "ratio");
+	vm_fig_f("loaded_over_unloaded_min", lo, "ratio");
+	vm_fig_f("loaded_over_unloaded_max", hi, "ratio");
+	vm_fig_i("loaded_swapout_bytes", swapout_busy * vm_pagesize, "bytes");
+	vm_fig_i("loaded_swapin_pages", swapin_busy, "pages");
+	vm_fig_f("swapout_per_read", median(so, done, &lo, &hi), "ratio");
+	vm_fig_f("swapout_per_read_max", hi, "ratio");
+	vm_fig_f("loaded_probe_max_ms", probe_max, "ms");
 	/* CPU the touchers took from the guest while the read ran */
-	vm_fig_f("loaded_toucher_cpu_pct", busy.ms > 0 ?
-		 (cpu1 - cpu0) * 1000 / busy.ms * 100 : 0, "percent");
-	if (busy.truncated)
-		ktap_diag("loaded read stopped by the %ld s bound after %llu "
-			  "MB", time_s, (unsigned long long)(busy.bytes /
-							     VM_MB));
-	ok = load_ok && !busy.err && !busy.bad && busy.bytes > 0 &&
-	     (busy.bytes == size || busy.truncated);
-	ktap_result(ok, names[2], "%llu MB in %.0f ms%s%s%s",
-		    (unsigned long long)(busy.bytes / VM_MB), busy.ms,
-		    load_ok ? "" : ", no load",
-		    busy.err ? ", error: " : "",
-		    busy.err ? strerror(busy.err) : "");
+	vm_fig_f("loaded_toucher_cpu_pct", median(cpu, done, NULL, NULL),
+		 "percent");
+	vm_fig_i("toucher_majflt", majflt, "count");
 
-	vm_phase("stop load");
-	if (load_ok)
-		vm_load_stop(&load, 60000);
-	if (hog_on)
-		vm_hog_stop(&hog, NULL);
-	vm_probe_stop(&probe);
-	if (load_ok) {
-		uint32_t errs = vm_load_errors(&load);
-
-		vm_fig_i("toucher_majflt", load.ru.ru_majflt, "count");
-		vm_load_report_errors(&load, "shm");
-		bad = vm_load_verify(&load, "shm");
-		ktap_result(!errs && !bad && !load.died, names[3], NULL);
-	} else {
-		ktap_skip(names[3], "no shm load");
-	}
-	if (load.base)
-		vm_load_destroy(&load);
+	ktap_result(quiet_ok && done == nround, names[1], "%ld rounds, "
+		    "median %.1f MB/s", done, median(q, done, NULL, NULL));
+	ktap_result(busy_ok && done == nround, names[2], "median %.1f MB/s%s",
+		    median(l, done, NULL, NULL), load_ok ? "" : ", no load");
+	ktap_result(shm_ok && done == nround, names[3], NULL);
 
 	vm_phase("cleanup");
 	ok = vm_nchildren() == 0;
