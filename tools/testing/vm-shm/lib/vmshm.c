@@ -1505,7 +1505,13 @@ struct vm_hog_shared {
 };
 
 #define VM_HOG_CHUNK	(8 * VM_MB)
-#define VM_HOG_WORKER	(1024 * VM_MB)
+/*
+ * Bytes per hog process.  Each one inherits its caller's mappings, and
+ * on i386 a shm segment of 0.75 * mem attached at 1 GB leaves a 2 GB
+ * guest's hog about 500 MB of address space below the stack: keep each
+ * share well under that.
+ */
+#define VM_HOG_WORKER	(256 * VM_MB)
 
 static void vm_hog_worker(struct vm_hog *h, int i, uint64_t bytes)
 {
