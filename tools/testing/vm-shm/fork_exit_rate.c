@@ -5,14 +5,19 @@
  *
  * The parent holds a SysV shm segment and a MAP_SHARED mapping of a file
  * (tmpfs if one is mounted, else in -d DIR), -s MB in total (default
- * mem/4), every page touched.  Two variants, each for -t seconds or -n
- * forks: the child calls _exit(0) at once ("exit"), or first writes -c
- * pages spread over both shared mappings and a private one ("touch").
- * The parent checks that the shared writes are visible and the private
- * one is not.  Reported: forks/s and the fork-to-reap time per variant.
+ * mem/4), every page touched.  Three variants, each for -t seconds or
+ * -n forks: the child calls _exit(0) at once ("exit"), or first writes -c
+ * pages spread over both shared mappings and a private one ("touch"), and
+ * the parent checks that the shared writes are visible and the private
+ * one is not; or the children stay, -k of them at a time, and each fork
+ * beyond that kills and reaps the oldest ("pool", a database whose
+ * server processes come and go while the others keep the segment
+ * mapped: every page then has -k + 1 ptes, and the exiting child's are
+ * the oldest).  Reported: forks/s and the fork-to-reap time per variant.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +35,7 @@ static const char summary[] =
 
 static const char *const names[] = {
 	"mappings created and touched", "fork+exit", "fork+touch+exit",
-	"cleanup", NULL
+	"pool of children", "cleanup", NULL
 };
 
 #define PRIV_BYTES	(1024 * 1024)
@@ -155,9 +160,88 @@ static void run_variant(const char *key, int touch, long c, long max_n,
 		 "count");
 }
 
+/*
+ * The pool variant: fork a child that waits to be killed; once @k are
+ * alive, each new fork is followed by killing and reaping the oldest.
+ * Counted per fork: the fork, and the kill and reap of the oldest.
+ */
+static void run_pool(long k, long max_n, double max_s, struct res *r)
+{
+	double t0 = vm_now_ms(), ta, lat;
+	pid_t *ring;
+	long head = 0, alive = 0;
+	int st;
+
+	memset(r, 0, sizeof(*r));
+	ring = calloc(k, sizeof(*ring));
+	if (!ring) {
+		r->errors++;
+		return;
+	}
+	while (r->forks < max_n && vm_now_ms() - t0 < max_s * 1000) {
+		pid_t pid;
+
+		ta = vm_now_ms();
+		pid = vm_fork();
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+		if (pid < 0) {
+			ktap_diag("pool: fork: %s", strerror(errno));
+			r->errors++;
+			break;
+		}
+		if (alive == k) {
+			pid_t old = ring[head];
+
+			kill(old, SIGKILL);
+			if (vm_wait(old, &st, NULL) != 0) {
+				ktap_diag("pool: wait: %s", strerror(errno));
+				r->errors++;
+				break;
+			}
+			if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+				if (r->errors < 3)
+					ktap_diag("pool: child status 0x%x",
+						  st);
+				r->errors++;
+			}
+			alive--;
+		}
+		ring[head] = pid;
+		head = (head + 1) % k;
+		alive++;
+		lat = vm_now_ms() - ta;
+		if (lat > r->lat_max)
+			r->lat_max = lat;
+		r->forks++;
+		vm_progress("pool: %ld forks, %ld alive, %.0f per s", r->forks,
+			    alive, r->forks * 1000.0 / (vm_now_ms() - t0));
+	}
+	r->ms = vm_now_ms() - t0;
+	/* the rest, oldest first, outside the timing */
+	while (alive > 0) {
+		pid_t old = ring[(head + k - alive) % k];
+
+		kill(old, SIGKILL);
+		if (vm_wait(old, &st, NULL) != 0)
+			r->errors++;
+		alive--;
+	}
+	free(ring);
+
+	vm_fig_i("pool_size", k, "count");
+	vm_fig_i("pool_forks", r->forks, "count");
+	vm_fig_f("pool_per_s", r->ms > 0 ? r->forks * 1000.0 / r->ms : 0,
+		 "per_s");
+	vm_fig_f("pool_ms", r->forks ? r->ms / r->forks : 0, "ms");
+	vm_fig_f("pool_ms_max", r->lat_max, "ms");
+}
+
 int main(int argc, char **argv)
 {
-	long total_mb = -1, max_n = 100000, ntouch = 16;
+	long total_mb = -1, max_n = 100000, ntouch = 16, pool = 16;
 	double time_s = 10;
 	const char *tdir = NULL;
 	const struct vm_opt opts[] = {
@@ -170,6 +254,8 @@ int main(int argc, char **argv)
 		  "max forks per variant (default 100000)" },
 		{ 'c', VM_OPT_LONG, &ntouch, "N",
 		  "pages the touching child writes (default 16)" },
+		{ 'k', VM_OPT_LONG, &pool, "N",
+		  "children alive at once in the pool variant (default 16)" },
 		{ 'D', VM_OPT_STR, &tdir, "DIR",
 		  "tmpfs directory for the file (default: first tmpfs of "
 		  "-d, /dev/shm, /tmp)" },
@@ -177,7 +263,7 @@ int main(int argc, char **argv)
 	};
 	const char *fdir;
 	char path[512];
-	struct res r1, r2;
+	struct res r1, r2, r3;
 	int fd = -1, ok;
 
 	vm_init("fork_exit_rate", argc, argv, opts, summary, 600);
@@ -185,14 +271,14 @@ int main(int argc, char **argv)
 		total_mb = vm_cfg.mem_mb / 4;
 	if (total_mb < 2)
 		total_mb = 2;
-	if (max_n < 1 || ntouch < 0) {
-		fprintf(stderr, "fork_exit_rate: bad -n or -c\n");
+	if (max_n < 1 || ntouch < 0 || pool < 1) {
+		fprintf(stderr, "fork_exit_rate: bad -n, -c or -k\n");
 		return 1;
 	}
 	shm_bytes = vm_vsize_cap((uint64_t)total_mb * VM_MB / 2);
 	file_bytes = vm_vsize_cap((uint64_t)total_mb * VM_MB / 2);
 
-	ktap_header(4);
+	ktap_header(5);
 	ktap_names(names);
 	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
 	vm_fig_i("shm_mb", (long long)(shm_bytes / VM_MB), "MB");
@@ -232,6 +318,7 @@ int main(int argc, char **argv)
 		ktap_fail(names[0], "could not create the mappings");
 		ktap_skip(names[1], "no mappings");
 		ktap_skip(names[2], "no mappings");
+		ktap_skip(names[3], "no mappings");
 		goto cleanup;
 	}
 	touch_all(shm, shm_bytes, 0x22222222u);
@@ -251,6 +338,11 @@ int main(int argc, char **argv)
 	if (r1.forks && r2.forks && r1.ms > 0 && r2.ms > 0)
 		vm_fig_f("touch_over_exit", (r2.forks / r2.ms) /
 			 (r1.forks / r1.ms), "ratio");
+	vm_phase("pool");
+	run_pool(pool, max_n, time_s, &r3);
+	ktap_result(r3.forks > pool && !r3.errors, names[3], "%ld forks, "
+		    "%ld errors, %ld alive at a time", r3.forks, r3.errors,
+		    pool);
 
 cleanup:
 	vm_phase("cleanup");
@@ -268,6 +360,6 @@ cleanup:
 			ok = 0;
 		vm_unregister_path(path);
 	}
-	ktap_result(ok, names[3], NULL);
+	ktap_result(ok, names[4], NULL);
 	ktap_exit();
 }

@@ -1550,6 +1550,11 @@ static void vm_hog_worker(struct vm_hog *h, int i, uint64_t bytes)
 
 int vm_hog_start(struct vm_hog *h, uint64_t bytes)
 {
+	return vm_hog_start_nice(h, bytes, 0);
+}
+
+int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc)
+{
 	uint64_t per, left;
 	int i;
 
@@ -1580,8 +1585,11 @@ int vm_hog_start(struct vm_hog *h, uint64_t bytes)
 			h->sh->err[i] = errno;
 			continue;
 		}
-		if (h->pid[i] == 0)
+		if (h->pid[i] == 0) {
+			if (inc)
+				nice(inc);
 			vm_hog_worker(h, i, mine);
+		}
 	}
 	return 0;
 }

@@ -172,6 +172,8 @@ struct vm_hog {
 };
 /* start workers touching @bytes in total; they hold it until stopped */
 int vm_hog_start(struct vm_hog *h, uint64_t bytes);
+/* the same, the workers at nice(@inc) */
+int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc);
 uint64_t vm_hog_touched(struct vm_hog *h);
 int vm_hog_done(struct vm_hog *h);	/* 1 all touched, -1 a worker failed */
 double vm_hog_done_ms(struct vm_hog *h);	/* -1 if not done */
