@@ -206,7 +206,7 @@ static double mbps(const struct rd *r)
 int main(int argc, char **argv)
 {
 	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
-	long hot_pct = 25, pause_ms = 1000, nround = 3;
+	long hot_pct = 25, pause_ms = 1000, nround = 5;
 	const char *file = NULL;
 	int keep = 0, full_check = 0;
 	const struct vm_opt opts[] = {
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 		{ 'k', VM_OPT_FLAG, &keep, "", "keep the created file" },
 		{ 'r', VM_OPT_LONG, &nround, "N",
 		  "rounds (unloaded read, load, loaded read); medians are "
-		  "reported (default 3)" },
+		  "reported (default 5)" },
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
 		  "shm segment of the load (default 0.85 * mem)" },
 		{ 'P', VM_OPT_LONG, &nproc, "N",
