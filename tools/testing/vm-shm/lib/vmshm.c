@@ -357,21 +357,30 @@ long long vm_status_kb(const char *key)
 	return vm_keyed("/proc/self/status", key, 1);
 }
 
-long long vm_proc_long(const char *path)
+/* the start of a small file, NUL-terminated; its length or -1 */
+static ssize_t vm_read_head(const char *path, char *buf, size_t size)
 {
-	char buf[64];
-	unsigned long long v;
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return n;
+}
+
+long long vm_proc_long(const char *path)
+{
+	char buf[64];
+	unsigned long long v;
+
+	if (vm_read_head(path, buf, sizeof(buf)) < 0)
+		return -1;
 	errno = 0;
 	v = strtoull(buf, NULL, 10);
 	if (errno)
@@ -383,17 +392,9 @@ long long vm_proc_stat_ticks(const char *path)
 {
 	unsigned long long ut, st;
 	char buf[512], *p;
-	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (vm_read_head(path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');		/* the command may hold spaces */
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
 			 "%*u %llu %llu", &ut, &st) != 2)
