@@ -93,7 +93,7 @@ test:
 	[ $$fail -eq 0 ]
 
 # The figures the README's table shows (all of them: make table TABLE_FIGURES=.)
-TABLE_FIGURES ?= ^(syscall_regs\.failed|pte_chain_capacity\.(children|pte_chain_bytes_per_child|lowfree_kb_per_child|fork_ms|cleanup_ms)|shm_swap_storm\.(hot_pct|pswpout|swapout_per_pressure|swapout_over_needed|probe_max_ms|bad_blocks)|copy_during_swap\.(unloaded_MBps|loaded_MBps|loaded_over_unloaded|loaded_over_unloaded_min|swapout_per_read|swapout_per_read_max)|many_vmas\.(one_touch_s|one_probe_max_ms|shared_touch_s|shared_probe_max_ms|truncate_tail_us|truncate_half_us|bad_blocks)|fork_exit_rate\.(shm_mb|exit_per_s|touch_per_s|pool_per_s|pool_over_exit)|integrity\.(nonlinear_resident_after_hog|verify_pswpin)|vm_tunables\.cache_scan_ratio)$$
+TABLE_FIGURES ?= ^(syscall_regs\.failed|pte_chain_capacity\.(children|pte_chain_bytes_per_child|lowfree_kb_per_child|fork_ms|cleanup_ms)|shm_swap_storm\.(hot_pct|pswpout|swapout_per_pressure|swapout_over_needed|probe_max_ms|bad_blocks)|copy_during_swap\.(unloaded_MBps|loaded_MBps|loaded_over_unloaded|loaded_over_unloaded_min|tail_loaded_over_unloaded|swapout_per_read|swapout_per_read_max)|many_vmas\.(one_touch_s|one_probe_max_ms|shared_touch_s|shared_probe_max_ms|truncate_tail_us|truncate_half_us|bad_blocks)|fork_exit_rate\.(shm_mb|exit_per_s|touch_per_s|pool_per_s|pool_over_exit)|integrity\.(nonlinear_resident_after_hog|verify_pswpin)|vm_tunables\.cache_scan_ratio)$$
 
 table:
 	$(VMSHM) table --match '$(TABLE_FIGURES)'
