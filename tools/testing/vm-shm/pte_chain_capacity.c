@@ -11,6 +11,15 @@
  * children, after -t seconds, at the first fork failure, or when LowFree
  * (MemFree without highmem) falls under the -f floor, so that it can
  * report before the OOM killer picks a victim.
+ *
+ * -F forks until the kernel says no: no floor, no bound but -n and -t.
+ * The forking runs in a child process group, watched by the parent,
+ * which reports how it ended - fork failed (errno), the OOM killer
+ * killed a process (counted in the kernel log), the forker died - or
+ * that no fork completed and nothing was killed for -S seconds (a
+ * stall: the kernel neither failed nor progressed), and how long the
+ * forks took.  Children are reaped by the kernel (SIGCHLD ignored), so
+ * one the OOM killer picks gives all its memory back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,7 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ipc.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/wait.h>
 
 #include "vmshm.h"
 
@@ -63,10 +75,198 @@ static void fig_slab(const char *when, long long *bytes)
 		*bytes = act;
 }
 
+/* ---- -F: fork until failure ---- */
+struct until_shared {
+	volatile long children;
+	volatile double attempt_start;	/* vm_now_ms() of the fork in flight */
+	volatile double last_ok;	/* vm_now_ms() of the last fork done */
+	volatile double last_fork_ms;	/* duration of the last fork done */
+	volatile double max_fork_ms;	/* the longest fork done */
+	volatile int fork_errno;	/* set when fork failed */
+	volatile int touched;
+};
+
+static const char *const until_names[] = {
+	"fork until failure ends cleanly", NULL
+};
+
+/* Out of Memory kills logged by the kernel since boot; -1 unreadable */
+static long oom_kills(void)
+{
+	static char buf[1 << 17];
+	const char *p;
+	long n = 0;
+	int len;
+
+	len = klogctl(3, buf, sizeof(buf) - 1);
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	for (p = buf; (p = strstr(p, "Out of Memory: Killed")); p++)
+		n++;
+	return n;
+}
+
+static void until_forker(uint64_t bytes, long max_children,
+			 struct until_shared *sh)
+{
+	uint64_t off;
+	char *seg;
+	int shmid;
+
+	setpgid(0, 0);
+	signal(SIGCHLD, SIG_IGN);
+	seg = vm_shm_create(bytes, &shmid);
+	if (!seg)
+		_exit(3);
+	for (off = 0; off < bytes; off += vm_pagesize)
+		*(volatile uint32_t *)(seg + off) = (uint32_t)(off >> 12);
+	sh->touched = 1;
+	sh->last_ok = vm_now_ms();
+	while (sh->children < max_children) {
+		pid_t pid;
+		double t0 = vm_now_ms();
+
+		sh->attempt_start = t0;
+		pid = fork();
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+		if (pid < 0) {
+			sh->fork_errno = errno;
+			_exit(0);
+		}
+		sh->last_ok = vm_now_ms();
+		sh->last_fork_ms = sh->last_ok - t0;
+		if (sh->last_fork_ms > sh->max_fork_ms)
+			sh->max_fork_ms = sh->last_fork_ms;
+		sh->children++;
+	}
+	_exit(0);
+}
+
+static void fork_until_failure(uint64_t bytes, long max_children,
+			       long time_s, long stall_s)
+{
+	const char *name = until_names[0];
+	struct until_shared *sh;
+	double t0, t_oom = 0, end_ms = -1;
+	long last = -1, oom0, oom1 = -1;
+	int st = 0, ended = 0, killed = 0;
+	pid_t pid;
+
+	ktap_header(1);
+	ktap_names(until_names);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		ktap_fail(name, "mmap: %s", strerror(errno));
+		ktap_exit();
+	}
+	vm_fig_i("segment_mb", (long long)(bytes / VM_MB), "MB");
+	oom0 = oom_kills();
+	vm_phase("fork until failure");
+	pid = vm_fork();
+	if (pid == 0)
+		until_forker(bytes, max_children, sh);
+	t0 = vm_now_ms();
+	for (;;) {
+		double now;
+
+		if (vm_wait_timeout(pid, &st, NULL, 250) == 0) {
+			ended = 1;
+			end_ms = vm_now_ms();
+			break;
+		}
+		now = vm_now_ms();
+		if (sh->children != last) {
+			last = sh->children;
+			vm_progress("%ld children, last fork %.1f ms, LowFree "
+				    "%lld kB, MemFree %lld kB", last,
+				    sh->last_fork_ms, vm_lowfree_kb(),
+				    vm_meminfo_kb("MemFree"));
+		}
+		if (now - t0 > time_s * 1000.0)
+			break;
+		if (oom0 >= 0 && now - t_oom >= 1000.0) {
+			t_oom = now;
+			oom1 = oom_kills();
+			if (oom1 > oom0) {
+				killed = 1;
+				end_ms = now;
+				break;
+			}
+		}
+		if (sh->touched && now - sh->last_ok > stall_s * 1000.0)
+			break;
+	}
+	oom1 = oom_kills();
+	vm_fig_i("children", sh->children, "count");
+	vm_fig_f("last_fork_ms", sh->last_fork_ms, "ms");
+	vm_fig_f("max_fork_ms", sh->max_fork_ms, "ms");
+	vm_fig_f("fork_loop_s", (vm_now_ms() - t0) / 1000.0, "s");
+	if (oom0 >= 0 && oom1 >= 0)
+		vm_fig_i("oom_kills", oom1 - oom0, "count");
+	if (ended || killed) {
+		/* from the start of the attempt that did not complete */
+		double tail = end_ms - VM_MAX(sh->attempt_start, sh->last_ok);
+
+		vm_fig_f("end_after_s", tail / 1000.0, "s");
+		if (killed)
+			ktap_ok(name, "the OOM killer acted after %ld children, "
+				"%.1f s into a fork; longest fork %.1f s",
+				sh->children, tail / 1000.0,
+				sh->max_fork_ms / 1000.0);
+		else if (WIFSIGNALED(st))
+			ktap_ok(name, "forker killed by signal %d after %ld "
+				"children, %.1f s into its last fork",
+				WTERMSIG(st), sh->children, tail / 1000.0);
+		else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+			 sh->fork_errno)
+			ktap_ok(name, "fork failed with %s after %ld children, "
+				"%.1f s into the attempt",
+				strerror(sh->fork_errno), sh->children,
+				tail / 1000.0);
+		else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			ktap_ok(name, "bound of %ld children reached",
+				sh->children);
+		else
+			ktap_fail(name, "forker exited %d after %ld children",
+				  WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+				  sh->children);
+	} else if (vm_now_ms() - t0 > time_s * 1000.0) {
+		ktap_ok(name, "time bound of %ld s reached at %ld children",
+			time_s, sh->children);
+	} else {
+		ktap_fail(name, "stalled: no fork for %ld s at %ld children, "
+			  "LowFree %lld kB, MemFree %lld kB, SwapFree %lld kB",
+			  stall_s, sh->children, vm_lowfree_kb(),
+			  vm_meminfo_kb("MemFree"),
+			  vm_meminfo_kb("SwapFree"));
+	}
+	/* the forker's group: the forker and every child it made */
+	vm_phase("cleanup");
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	if (!ended && vm_wait_timeout(pid, &st, NULL, 10000) != 0) {
+		ktap_diag("forker %d did not die within 10 s of SIGKILL",
+			  (int)pid);
+		vm_forget_child(pid);
+	}
+	ktap_exit();
+}
+
 int main(int argc, char **argv)
 {
 	long seg_mb = -1, max_children = -1, time_s = 600, floor_mb = 8;
+	long stall_s = 60;
+	int until = 0;
 	const struct vm_opt opts[] = {
+		{ 'F', VM_OPT_FLAG, &until, NULL,
+		  "fork until failure (no floor; see -S)" },
+		{ 'S', VM_OPT_LONG, &stall_s, "SEC",
+		  "-F: no fork for SEC seconds is a stall (default 60)" },
 		{ 's', VM_OPT_LONG, &seg_mb, "MB",
 		  "segment size (default min(256, mem/2))" },
 		{ 'n', VM_OPT_LONG, &max_children, "N",
@@ -88,11 +288,15 @@ int main(int argc, char **argv)
 	vm_init("pte_chain_capacity", argc, argv, opts, summary, 900);
 	if (seg_mb < 0)
 		seg_mb = VM_MIN(256L, vm_cfg.mem_mb / 2);
+	if (max_children < 0 && until)
+		max_children = 30000;
 	if (max_children < 0)
 		max_children = VM_MIN(4000L, VM_MAX(16L, vm_cfg.mem_mb * 4));
 	if (max_children > 30000)
 		max_children = 30000;
 	bytes = vm_vsize_cap((uint64_t)seg_mb * VM_MB);
+	if (until)
+		fork_until_failure(bytes, max_children, time_s, stall_s);
 
 	ktap_header(3);
 	ktap_names(names);
