@@ -377,16 +377,18 @@ out:
 }
 
 /*
- * vmtruncate(): invalidate_mmap_range() zaps, under i_shared_sem, the
- * part of every vma that maps offsets past the new size: the linear
- * vmas the file's index yields for the hole, then the nonlinear vmas on
- * i_mmap_nonlinear, at their linear position, without a look at their
- * vm_flags (zap_page_range() takes page_table_lock, page_remove_rmap()
- * takes pte_chain_lock: the full nesting).  Then truncate_inode_pages() takes
- * each page out of the page cache under its page lock: ->mapping = NULL,
- * the page cache's reference dropped.  A fault that looked the page up
- * before and maps it after leaves it mapped without a mapping: an orphan,
- * as in 2.6.3.  The file is at once extended again.
+ * vmtruncate(), as the series leaves it: invalidate_mmap_range() zaps,
+ * under i_shared_sem, the part of every linear vma that maps offsets
+ * past the new size (the vmas the file's index yields for the hole), and
+ * in every nonlinear vma on i_mmap_nonlinear each pte of the file whose
+ * page index is in the hole (zap_nonlinear_vma(): the kernel leaves a
+ * file pte, the model just clears it), without a look at vm_flags
+ * (page_table_lock, then pte_chain_lock in page_remove_rmap(): the full
+ * nesting).  Then truncate_inode_pages() takes each page out of the page
+ * cache under its page lock, but only when page_mapped() is false under
+ * pte_chain_lock (remove_unmapped_page()); a page mapped meanwhile is
+ * unmapped again first.  So no counted page ever has ->mapping NULL: the
+ * world check fails on one.  The file is at once extended again.
  */
 static void zap_vma(struct vm_area_struct *vp, unsigned long hba)
 {
@@ -401,18 +403,50 @@ static void zap_vma(struct vm_area_struct *vp, unsigned long hba)
 			vp->vm_end);
 }
 
-static unsigned long st_zapped_indexed;
+/* zap_nonlinear_vma(): the pages of @mapping from index @first on. */
+static void zap_nonlinear(struct vm_area_struct *vp,
+			  struct address_space *mapping, unsigned long first,
+			  unsigned long last)
+{
+	struct mm_struct *m = vp->vm_mm;
+	unsigned long address;
 
-static void zap_hole(struct address_space *mapping, unsigned long hba)
+	spin_lock(&m->page_table_lock);
+	for (address = vp->vm_start; address < vp->vm_end;
+	     address += PAGE_SIZE) {
+		pte_t *ptep = world_pte(m, address, 0);
+		struct page *page;
+
+		if (!ptep || !pte_present(*ptep))
+			continue;
+		page = pfn_to_page(pte_pfn(*ptep));
+		/* stable: the page is mapped, so truncate cannot take it */
+		if (world_page_mapping(page) != mapping ||
+		    page->index < first || page->index > last)
+			continue;
+		world_zap_pte(m, address);
+	}
+	spin_unlock(&m->page_table_lock);
+}
+
+static unsigned long st_zapped_indexed, st_truncate_retries;
+
+static void zap_range(struct address_space *mapping, unsigned long first,
+		      unsigned long last)
 {
 	struct vm_area_struct *vp;
 
-	vma_index_foreach(vp, &mapping->i_mmap_index, hba, ULONG_MAX) {
-		zap_vma(vp, hba);
+	vma_index_foreach(vp, &mapping->i_mmap_index, first, last) {
+		zap_vma(vp, first);
 		STAT(st_zapped_indexed);
 	}
 	list_for_each_entry(vp, &mapping->i_mmap_nonlinear, vm_index.nonlinear)
-		zap_vma(vp, hba);
+		zap_nonlinear(vp, mapping, first, last);
+}
+
+static void zap_hole(struct address_space *mapping, unsigned long hba)
+{
+	zap_range(mapping, hba, ULONG_MAX);
 }
 
 static void op_truncate(unsigned long long *rng)
@@ -441,6 +475,19 @@ static void op_truncate(unsigned long long *rng)
 		/* wait_on_page_writeback(), do_invalidatepage(): truncate
 		 * can hold the page lock a while before the page goes */
 		usleep(20);
+		for (;;) {
+			pte_chain_lock(page);
+			if (!page_mapped(page) ||
+			    world_page_mapping(page) != &file.mapping)
+				break;
+			pte_chain_unlock(page);
+			/* invalidate_mmap_range() of this one page:
+			 * page lock, then i_shared_sem */
+			down(&file.mapping.i_shared_sem);
+			zap_range(&file.mapping, index, index);
+			up(&file.mapping.i_shared_sem);
+			STAT(st_truncate_retries);
+		}
 		spin_lock(&tree_lock);
 		if (cache[index] == page) {
 			cache[index] = NULL;
@@ -448,6 +495,7 @@ static void op_truncate(unsigned long long *rng)
 			removed = 1;
 		}
 		spin_unlock(&tree_lock);
+		pte_chain_unlock(page);
 		unlock_page(page);
 		if (removed)
 			put_page(page);		/* the page cache's */
@@ -752,7 +800,8 @@ static void run_scenario(const struct scenario *s)
 		  nw, st_faults, st_cows, st_mmaps, st_munmaps, st_installs,
 		  st_truncates, st_refills, st_mlocks, st_mremaps,
 		  st_set_nonlinear);
-	ktap_diag("truncate: %lu indexed vmas zapped", st_zapped_indexed);
+	ktap_diag("truncate: %lu indexed vmas zapped, %lu mapped pages "
+		  "unmapped again", st_zapped_indexed, st_truncate_retries);
 	ktap_diag("reclaim: %lu page_referenced_obj (%lu referenced), try_to_unmap_obj: %lu SWAP_SUCCESS, %lu SWAP_AGAIN, %lu SWAP_FAIL",
 		  st_refs, st_referenced, st_unmap[SWAP_SUCCESS],
 		  st_unmap[SWAP_AGAIN], st_unmap[SWAP_FAIL]);

@@ -506,22 +506,6 @@ static void test_referenced_busy_page_table_lock(void)
 	check_world();
 }
 
-/* Truncated while mapped: nothing to walk. */
-static void test_referenced_orphan(void)
-{
-	struct vm_area_struct *a;
-	struct page *page;
-
-	setup();
-	page = world_file_page(&F, 1);
-	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
-	world_map(mm[0], addr_of(a, 1), page, YOUNG);
-	page->mapping = NULL;
-	CHECK_EQ(reclaim_referenced(page), 0);
-	CHECK(young(mm[0], addr_of(a, 1)));
-	check_world();
-}
-
 /* ---- try_to_unmap_obj ---- */
 
 /*
@@ -669,22 +653,6 @@ static void test_unmap_busy_page_table_lock(void)
 	CHECK(maps(mm[1], addr_of(b, 2), page));
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
 	CHECK(!page_mapped(page));
-	check_world();
-}
-
-static void test_unmap_orphan_fails(void)
-{
-	struct vm_area_struct *a;
-	struct page *page;
-
-	setup();
-	page = world_file_page(&F, 1);
-	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
-	world_map(mm[0], addr_of(a, 1), page, YOUNG);
-	page->mapping = NULL;			/* truncate got it */
-	CHECK_SWAP(reclaim_unmap(page), SWAP_FAIL);
-	CHECK(maps(mm[0], addr_of(a, 1), page));
-	CHECK_EQ(page->pte.mapcount, 1);
 	check_world();
 }
 
@@ -894,8 +862,8 @@ static void test_nonlinear_busy_victim(void)
 	n = mknonlinear(0, mm[0], SLOT(1), 4, 0);
 	page = world_file_page(&F, 9);
 	victim = world_file_page(&F, 8);
-	world_map(mm[0], n->vm_start + 1 * PAGE_SIZE, victim, YOUNG);
-	world_map(mm[0], n->vm_start + 2 * PAGE_SIZE, page, YOUNG);
+	world_map(mm[0], n->vm_start + 1 * PAGE_SIZE, victim, 0);
+	world_map(mm[0], n->vm_start + 2 * PAGE_SIZE, page, 0);
 	hold(&h, HOLD_CHAIN, victim);
 	t = now();
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
@@ -903,6 +871,45 @@ static void test_nonlinear_busy_victim(void)
 	release(&h);
 	CHECK(maps(mm[0], n->vm_start + 1 * PAGE_SIZE, victim));
 	CHECK(!page_mapped(page));
+	check_world();
+}
+
+/*
+ * The sweep is the clock hand of nonlinear ptes: a young one loses its
+ * young bit and stays mapped for one turn, an old one is unmapped.
+ */
+static void test_nonlinear_young_kept_one_turn(void)
+{
+	struct vm_area_struct *n;
+	struct page *page;
+
+	setup();
+	n = mknonlinear(0, mm[0], SLOT(1), 4, 0);
+	page = world_file_page(&F, 9);
+	world_map(mm[0], n->vm_start + 2 * PAGE_SIZE, page, YOUNG);
+	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
+	CHECK(maps(mm[0], n->vm_start + 2 * PAGE_SIZE, page));
+	CHECK(!young(mm[0], n->vm_start + 2 * PAGE_SIZE));
+	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
+	CHECK(!page_mapped(page));
+	check_world();
+}
+
+/* SHM_LOCK: the page stays mapped everywhere, no pte is looked at. */
+static void test_unmap_shm_locked(void)
+{
+	struct vm_area_struct *a;
+	struct page *page;
+
+	setup();
+	page = world_file_page(&F, 1);
+	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ | VM_SHARED);
+	world_map(mm[0], addr_of(a, 1), page, 0);
+	F.mapping.shim_shm_locked = 1;
+	CHECK_SWAP(reclaim_unmap(page), SWAP_FAIL);
+	CHECK(maps(mm[0], addr_of(a, 1), page));
+	F.mapping.shim_shm_locked = 0;
+	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
 	check_world();
 }
 
@@ -972,7 +979,7 @@ static void test_nonlinear_busy_page_table_lock(void)
 	setup();
 	n = mknonlinear(0, mm[0], SLOT(1), 8, 0);
 	page = world_file_page(&F, 1);
-	world_map(mm[0], n->vm_start + 6 * PAGE_SIZE, page, YOUNG);
+	world_map(mm[0], n->vm_start + 6 * PAGE_SIZE, page, 0);
 	cursor = n->vm_private_data;
 	hold(&h, HOLD_SPIN, &mm[0]->page_table_lock);
 	t = now();
@@ -1061,7 +1068,7 @@ static void test_nonlinear_unmapped_despite_locked_vma(void)
 	locked = mknonlinear(0, mm[0], SLOT(1), 8, VM_LOCKED);
 	n = mknonlinear(1, mm[1], SLOT(2), 8, 0);
 	page = world_file_page(&F, 100);	/* outside both linear ranges */
-	world_map(mm[1], n->vm_start + 2 * PAGE_SIZE, page, YOUNG);
+	world_map(mm[1], n->vm_start + 2 * PAGE_SIZE, page, 0);
 	(void)locked;
 	ret = reclaim_unmap(page);
 	if (!page_mapped(page) && ret != SWAP_SUCCESS) {
@@ -1170,7 +1177,6 @@ static const struct ktap_case cases[] = {
 	CASE(test_referenced_stops_early),
 	CASE(test_referenced_busy_i_shared_sem),
 	CASE(test_referenced_busy_page_table_lock),
-	CASE(test_referenced_orphan),
 	CASE(test_unmap_all_linear_dirty),
 	CASE(test_unmap_all_linear_clean),
 	CASE(test_unmap_vm_locked_fails),
@@ -1178,13 +1184,14 @@ static const struct ktap_case cases[] = {
 	CASE(test_unmap_locked_vma_without_pte),
 	CASE(test_unmap_busy_i_shared_sem),
 	CASE(test_unmap_busy_page_table_lock),
-	CASE(test_unmap_orphan_fails),
 	CASE(test_unmap_unreachable_pte),
 	CASE(test_find_pte_skips),
 	CASE(test_unmap_young_pte_kept),
 	CASE(test_nonlinear_linear_position),
 	CASE(test_nonlinear_reclaimable),
 	CASE(test_nonlinear_busy_victim),
+	CASE(test_nonlinear_young_kept_one_turn),
+	CASE(test_unmap_shm_locked),
 	CASE(test_nonlinear_vm_locked_fails),
 	CASE(test_nonlinear_vm_reserved_fails),
 	CASE(test_nonlinear_cursor_bounds),

@@ -445,6 +445,12 @@ int world_check(struct mm_struct **mms, int nmm)
 		if (page_mapped(page))
 			mapped++;
 		if (PageObjrmap(page)) {
+			/* the series' invariant: reclaim finds it by ->mapping */
+			if (!page->mapping) {
+				ktap_diag("pfn %lu (index %lu): PG_objrmap and mapped, but truncated (->mapping NULL)",
+					  pfn, page->index);
+				bad++;
+			}
 			if (page->pte.direct != page->pte.mapcount) {
 				ktap_diag("pfn %lu: PG_objrmap, pte.direct %#llx has bits above mapcount %u",
 					  pfn, page->pte.direct, page->pte.mapcount);

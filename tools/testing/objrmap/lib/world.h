@@ -121,7 +121,8 @@ unsigned long world_count_ptes(struct mm_struct *mm, unsigned long pfn);
  * to the number of present ptes mapping them and >0, other pages keep
  * ->pte.direct equal to that number; page_count() covers every pte;
  * nr_mapped counts the mapped pages; each mm's rss is its number of
- * present ptes; no present pte maps an unmapped page.  Each violation
+ * present ptes; no present pte maps an unmapped page; no PG_objrmap page
+ * has lost its ->mapping (truncated while mapped).  Each violation
  * is printed as a KTAP diagnostic; returns their number.  Call it with
  * the world quiescent.
  */

@@ -33,6 +33,7 @@ struct address_space {
 	struct vma_index i_mmap_index;	/* linear vmas of both, by pgoff */
 	struct list_head i_mmap_nonlinear; /* the others, not indexed */
 	struct semaphore i_shared_sem;	/* protects the four above */
+	int shim_shm_locked;		/* SHM_LOCK: shmem_mapping_locked() */
 };
 
 struct file {
@@ -128,5 +129,17 @@ struct mm_struct {
 	spinlock_t page_table_lock;	/* protects the page tables and rss */
 	unsigned long rss;
 };
+
+/*
+ * Can a file pte hold page offset @pgoff?  As the kernel's <linux/mm.h>;
+ * a macro, since <asm/pgtable.h> comes after this file.
+ */
+#define pgoff_fits_file_pte(pgoff)	((pgoff) < (1UL << PTE_FILE_MAX_BITS))
+
+/* mm/shmem.c: is @mapping a SHM_LOCKed segment?  The harness sets it. */
+static inline int shmem_mapping_locked(struct address_space *mapping)
+{
+	return mapping->shim_shm_locked;
+}
 
 #endif /* _SHIM_LINUX_MM_H */
