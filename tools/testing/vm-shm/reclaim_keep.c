@@ -7,7 +7,8 @@
  *    can never be written to swap, so unmapping its pages only costs the
  *    workers faults (minor and major): when they read it all again after
  *    the hog, their faults must stay under one per ten pages.
- * 2. nonlinear hot set: a tmpfs file of -f MB that each of -n workers
+ * 2. nonlinear hot set: a tmpfs file of -f MB (mem/2, at most 3/4 of
+ *    the room left in the tmpfs) that each of -n workers
  *    maps through a remap_file_pages() window (page i shows file page
  *    n-1-i); every worker keeps touching the first -H percent of the
  *    window.  Under the hog the hot set must stay mapped (faults
@@ -215,7 +216,7 @@ static void test_shm_lock(void)
 		ktap_ok(name, "%ld faults on %ld pages, %ld workers",
 			flt, pages, workers);
 	else if (!series_kernel)
-		ktap_skip(name, "not enforced on this kernel: %ld minor "
+		ktap_skip(name, "not enforced on this kernel: %ld "
 			  "faults on %ld pages", flt, pages);
 	else
 		ktap_fail(name, "%ld faults on %ld pages (limit %ld): "
@@ -258,8 +259,8 @@ static void test_nonlinear(void)
 	char path[256], *lin;
 	size_t len;
 
-	if (!dir) {
-		ktap_skip(name, "no tmpfs");
+	if (!dir || file_mb < 1) {
+		ktap_skip(name, dir ? "no room in the tmpfs" : "no tmpfs");
 		return;
 	}
 	nl_pages = (long)file_mb * VM_MB / BLK;
@@ -300,7 +301,7 @@ static void test_nonlinear(void)
 			"cold pages resident", flt, nl_hot, cold_res,
 			nl_pages - nl_hot);
 	else if (!series_kernel)
-		ktap_skip(name, "not enforced on this kernel: %ld minor "
+		ktap_skip(name, "not enforced on this kernel: %ld "
 			  "faults on %ld hot pages, %ld of %ld cold resident",
 			  flt, nl_hot, cold_res, nl_pages - nl_hot);
 	else
@@ -324,6 +325,14 @@ int main(int argc, char **argv)
 		seg_mb = vm_cfg.mem_mb / 4;
 	if (file_mb < 0)
 		file_mb = vm_cfg.mem_mb / 2;
+	/* a tmpfs is half of memory by default: leave it some room */
+	{
+		const char *dir = vm_find_tmpfs(NULL);
+		long room = dir ? (long)(vm_fs_avail(dir) / VM_MB) * 3 / 4 : 0;
+
+		if (dir && file_mb > room)
+			file_mb = room;
+	}
 	if (workers < 1 || workers > 16)
 		ktap_skip_all("-n must be 1 to 16");
 	if (uname(&u) == 0 && strstr(u.release, "vmshm"))
