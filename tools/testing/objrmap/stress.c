@@ -535,6 +535,7 @@ static void op_reclaim(unsigned long long *rng)
 
 	if (!page)
 		return;
+	shim_tick(1);		/* a reclaim call takes about a jiffy */
 	if (TestSetPageLocked(page))
 		goto out;
 	mapping = page->mapping;

@@ -40,6 +40,8 @@ static void setup(void)
 	int i;
 
 	world_init(4096);
+	/* a new vma's cursor says its last lap ended at jiffy 0 */
+	shim_jiffies = HZ;
 	world_file_init(&F);
 	world_file_init(&G);
 	for (i = 0; i < NMM; i++)
@@ -811,6 +813,7 @@ static void test_nonlinear_reclaimable(void)
 
 		ret = reclaim_unmap(page);
 		calls++;
+		shim_tick(HZ / 16);	/* a lap of 32 calls takes 2 s */
 		if (shim_pte_maps - before > maxread)
 			maxread = shim_pte_maps - before;
 		if (ret == SWAP_FAIL)
@@ -890,8 +893,53 @@ static void test_nonlinear_young_kept_one_turn(void)
 	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
 	CHECK(maps(mm[0], n->vm_start + 2 * PAGE_SIZE, page));
 	CHECK(!young(mm[0], n->vm_start + 2 * PAGE_SIZE));
+	shim_tick(HZ);
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
 	CHECK(!page_mapped(page));
+	check_world();
+}
+
+/*
+ * However often reclaim calls, a lap starts no sooner than HZ/2 after
+ * the last one ended: a pte in use (touched more often than that) is
+ * never found old twice, and an old one is unmapped once the time is up.
+ */
+static void touch(struct mm_struct *m, unsigned long address)
+{
+	world_write_pte(m, address, pte_mkyoung(world_read_pte(m, address)));
+}
+
+static void test_nonlinear_lap_gap(void)
+{
+	struct vm_area_struct *n;
+	struct page *page, *hot;
+	unsigned long cold_addr, hot_addr;
+	int i;
+
+	setup();
+	n = mknonlinear(0, mm[0], SLOT(1), 4, 0);
+	page = world_file_page(&F, 9);
+	hot = world_file_page(&F, 8);
+	cold_addr = n->vm_start + 2 * PAGE_SIZE;
+	hot_addr = n->vm_start + 1 * PAGE_SIZE;
+	world_map(mm[0], cold_addr, page, YOUNG);
+	world_map(mm[0], hot_addr, hot, YOUNG);
+	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);	/* lap 1 ages both */
+	CHECK(!young(mm[0], cold_addr));
+	CHECK(!young(mm[0], hot_addr));
+	/* reclaim calls a thousand times within the same jiffy */
+	for (i = 0; i < 1000; i++)
+		if (reclaim_unmap(page) != SWAP_AGAIN)
+			break;
+	CHECK_EQ(i, 1000);
+	shim_tick(HZ / 2 - 1);
+	touch(mm[0], hot_addr);		/* used in the meantime */
+	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
+	CHECK(maps(mm[0], cold_addr, page));
+	shim_tick(1);
+	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);	/* lap 2 */
+	CHECK(maps(mm[0], hot_addr, hot));
+	CHECK(!young(mm[0], hot_addr));
 	check_world();
 }
 
@@ -953,9 +1001,10 @@ static void test_nonlinear_cursor_bounds(void)
 	n->vm_private_data = (void *)(n->vm_end + 100 * PAGE_SIZE);
 	for (i = 0; i < 16 && page_mapped(page); i++) {
 		reclaim_unmap(page);
-		cursor = (unsigned long)n->vm_private_data;
-		if (cursor && (cursor < n->vm_start || cursor >= n->vm_end ||
-			       (cursor & ~PAGE_MASK))) {
+		shim_tick(HZ);
+		/* the low bits hold the jiffy the last lap ended */
+		cursor = (unsigned long)n->vm_private_data & PAGE_MASK;
+		if (cursor && (cursor < n->vm_start || cursor >= n->vm_end)) {
 			ktap_diag("cursor %#lx outside [%#lx, %#lx)", cursor,
 				  n->vm_start, n->vm_end);
 			ktap_case_failed = 1;
@@ -1191,6 +1240,7 @@ static const struct ktap_case cases[] = {
 	CASE(test_nonlinear_reclaimable),
 	CASE(test_nonlinear_busy_victim),
 	CASE(test_nonlinear_young_kept_one_turn),
+	CASE(test_nonlinear_lap_gap),
 	CASE(test_unmap_shm_locked),
 	CASE(test_nonlinear_vm_locked_fails),
 	CASE(test_nonlinear_vm_reserved_fails),

@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -164,30 +163,6 @@ static void drop_file(int fd, const char *path)
 	}
 }
 
-/* ---- SIGBUS probing ---- */
-static sigjmp_buf bus_jmp;
-static volatile sig_atomic_t bus_armed;
-
-static void on_bus(int sig)
-{
-	(void)sig;
-	if (bus_armed)
-		siglongjmp(bus_jmp, 1);
-	_exit(70);
-}
-
-/* 1 if reading *p raises SIGBUS */
-static int faults(const volatile uint32_t *p, uint32_t *val)
-{
-	if (sigsetjmp(bus_jmp, 1)) {
-		bus_armed = 0;
-		return 1;
-	}
-	bus_armed = 1;
-	*val = *p;
-	bus_armed = 0;
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* sizes (blocks) and state                                            */
@@ -592,7 +567,7 @@ static void tr_check_cut(const char *where)
 	/* the partial block: the first TR_TAIL bytes survive */
 	vm_fill_blk(fbuf, S_TR, h, 1);
 	for (w = 0; w < TR_TAIL / 4; w++) {
-		if (faults((uint32_t *)(tr_map + h * BLK) + w, &v)) {
+		if (vm_read_bus((uint32_t *)(tr_map + h * BLK) + w, &v)) {
 			sub_fail(T_TRUNC, "%s: SIGBUS inside the last page",
 				 where);
 			return;
@@ -605,10 +580,10 @@ static void tr_check_cut(const char *where)
 		}
 	}
 	/* whole pages beyond EOF */
-	if (!faults((uint32_t *)(tr_map + (h + 1) * BLK), &v))
+	if (!vm_read_bus((uint32_t *)(tr_map + (h + 1) * BLK), &v))
 		sub_fail(T_TRUNC, "%s: no SIGBUS one page beyond EOF (read "
 			 "0x%08x)", where, v);
-	else if (!faults((uint32_t *)(tr_map + (tr_n - 1) * BLK), &v))
+	else if (!vm_read_bus((uint32_t *)(tr_map + (tr_n - 1) * BLK), &v))
 		sub_fail(T_TRUNC, "%s: no SIGBUS at the old last page",
 			 where);
 }
@@ -658,7 +633,7 @@ static void verify_truncate(int last)
 	}
 	for (b = h; b < tr_n; b++) {
 		for (w = b == h ? TR_TAIL / 4 : 0; w < VM_BLK_WORDS; w++) {
-			if (faults((uint32_t *)(tr_map + b * BLK) + w, &v)) {
+			if (vm_read_bus((uint32_t *)(tr_map + b * BLK) + w, &v)) {
 				sub_fail(T_TRUNC, "SIGBUS at 0x%lx after "
 					 "re-extending", b * BLK + w * 4);
 				return;
@@ -839,7 +814,6 @@ int main(int argc, char **argv)
 		{ 0, 0, NULL, NULL, NULL },
 	};
 	struct vm_vmstat_snap s0, s1;
-	struct sigaction sa;
 	uint64_t mem, hog_bytes, avail;
 	struct vm_hog hog;
 	double t0;
@@ -872,10 +846,7 @@ int main(int argc, char **argv)
 	vm_fig_i("truncate_blocks", tr_n, "pages");
 	ktap_diag("files in %s, tmpfs %s", vm_cfg.dir, tdir ? tdir : "none");
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_bus;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
+	vm_sigbus_install(70);
 
 	vm_phase("prepare");
 	for (t = 0; t < T_N; t++) {

@@ -27,7 +27,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,29 +97,6 @@ static void close_file(int fd, const char *path)
 	vm_unregister_path(path);
 }
 
-static sigjmp_buf bus_jmp;
-static volatile sig_atomic_t bus_armed;
-
-static void on_bus(int sig)
-{
-	(void)sig;
-	if (bus_armed)
-		siglongjmp(bus_jmp, 1);
-	_exit(3);
-}
-
-/* Read one word of @p: 1 if it raised SIGBUS. */
-static int touch_bus(volatile uint32_t *p, uint32_t *val)
-{
-	if (sigsetjmp(bus_jmp, 1)) {
-		bus_armed = 0;
-		return 1;
-	}
-	bus_armed = 1;
-	*val = *p;
-	bus_armed = 0;
-	return 0;
-}
 
 /* ---- 1 ---- */
 static void test_beyond_eof(void)
@@ -155,7 +131,7 @@ static void test_beyond_eof(void)
 		goto out;
 	}
 	for (i = 0; i < npages; i++)
-		bus += touch_bus((uint32_t *)(map + i * BLK), &v);
+		bus += vm_read_bus((uint32_t *)(map + i * BLK), &v);
 	vm_fig_i("eof_sigbus_pages", bus, "pages");
 	if (bus == npages)
 		ktap_ok(name, "%ld of %ld pages", bus, npages);
@@ -230,7 +206,7 @@ static void race_mapper(int fd, long npages, struct race_shared *sh)
 	/* the last generation: every page mapped now must show it */
 	rewrite(fd, npages, 0x7fffffff, buf);
 	for (i = 0; i < npages; i++) {
-		if (touch_bus((uint32_t *)(map + i * BLK), &v)) {
+		if (vm_read_bus((uint32_t *)(map + i * BLK), &v)) {
 			bus++;
 			continue;
 		}
@@ -416,7 +392,6 @@ static void test_pin(void)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa;
 	struct utsname u;
 	void *m;
 	int fd;
@@ -447,10 +422,7 @@ int main(int argc, char **argv)
 	    !strstr(u.release, "vmshm"))
 		stale_known = 1;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_bus;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
+	vm_sigbus_install(3);
 
 	ktap_header(3);
 	test_beyond_eof();

@@ -10,6 +10,7 @@
 #define _OBJRMAP_WORLD_H
 
 #include <linux/mm.h>
+#include <linux/jiffies.h>
 #include <linux/pagemap.h>
 #include <linux/rmap-locking.h>
 #include <linux/swap.h>

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <linux/mm.h>
+#include <linux/jiffies.h>
 #include <shim/mem.h>
 
 struct page *mem_map;
 unsigned long max_mapnr;
+unsigned long shim_jiffies = HZ;	/* a first nonlinear lap may start */
 struct page_state shim_page_state;
 
 __thread jmp_buf *shim_bug_catcher;

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1684,4 +1685,40 @@ void vm_hog_stop(struct vm_hog *h, struct rusage *ru)
 			vm_rusage_add(ru, &r);
 		h->pid[i] = -1;
 	}
+}
+
+/* ---- SIGBUS probing ---- */
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+static int bus_exit_code;
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	if (bus_armed)
+		siglongjmp(bus_jmp, 1);
+	_exit(bus_exit_code);
+}
+
+void vm_sigbus_install(int code)
+{
+	struct sigaction sa;
+
+	bus_exit_code = code;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_bus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+int vm_read_bus(const volatile uint32_t *p, uint32_t *val)
+{
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_armed = 0;
+		return 1;
+	}
+	bus_armed = 1;
+	*val = *p;
+	bus_armed = 0;
+	return 0;
 }

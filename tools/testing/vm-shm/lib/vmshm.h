@@ -116,6 +116,14 @@ int vm_is_tmpfs(const char *dir);
 const char *vm_find_tmpfs(const char *pref);	/* NULL if none */
 uint64_t vm_fs_avail(const char *dir);
 void vm_register_path(const char *path);	/* unlinked on timeout */
+
+/*
+ * SIGBUS probing: after vm_sigbus_install(code), vm_read_bus() reads one
+ * word and returns 1 if the read raised SIGBUS (a page beyond EOF); a
+ * SIGBUS anywhere else ends the program with exit status @code.
+ */
+void vm_sigbus_install(int code);
+int vm_read_bus(const volatile uint32_t *p, uint32_t *val);
 void vm_unregister_path(const char *path);
 int vm_write_all(int fd, const void *buf, size_t len);
 int vm_pread_all(int fd, void *buf, size_t len, off_t off);
