@@ -35,17 +35,29 @@ static struct vm_area_struct vma[NVMA];
 #define YOUNG	_PAGE_ACCESSED
 #define DIRTY	(_PAGE_DIRTY | _PAGE_RW)
 
+static int slow_reclaim;	/* see slow_reclaim_on() */
+
 static void setup(void)
 {
 	int i;
 
 	world_init(4096);
-	/* a new vma's cursor says its last lap ended at jiffy 0 */
 	shim_jiffies = HZ;
+	slow_reclaim = 0;
 	world_file_init(&F);
 	world_file_init(&G);
 	for (i = 0; i < NMM; i++)
 		mm[i] = world_mm_new();
+}
+
+/*
+ * A second passes before every try_to_unmap(): longer than the nonlinear
+ * sweep's lap gap, so the tests of its mechanics see a lap per call of a
+ * small vma (test_nonlinear_lap_gap tests the gap).
+ */
+static void slow_reclaim_on(void)
+{
+	slow_reclaim = 1;
 }
 
 /* A vma of F in @m, linked on i_mmap or i_mmap_shared by @flags. */
@@ -94,6 +106,8 @@ static int reclaim_unmap(struct page *page)
 {
 	int ret;
 
+	if (slow_reclaim)
+		shim_tick(HZ);
 	get_page(page);
 	CHECK(!TestSetPageLocked(page));
 	pte_chain_lock(page);
@@ -761,8 +775,17 @@ static struct vm_area_struct *mknonlinear(int i, struct mm_struct *m,
 					  unsigned long npages,
 					  unsigned long flags)
 {
-	return mkvma(i, m, start, npages, 0,
-		     VM_READ | VM_WRITE | VM_SHARED | VM_NONLINEAR | flags);
+	struct vm_area_struct *n;
+
+	n = mkvma(i, m, start, npages, 0,
+		  VM_READ | VM_WRITE | VM_SHARED | VM_NONLINEAR | flags);
+	/*
+	 * As if the sweep's last lap of it ended a second ago (the jiffy
+	 * in the low bits of the cursor): the next call starts a lap.
+	 */
+	n->vm_private_data = (void *)(n->vm_start |
+				      ((shim_jiffies - HZ) % PAGE_SIZE));
+	return n;
 }
 
 /* The linear position of a page is still looked at in a nonlinear vma. */
@@ -797,6 +820,7 @@ static void test_nonlinear_reclaimable(void)
 	int ret = SWAP_AGAIN;
 
 	setup();
+	slow_reclaim_on();
 	n = mknonlinear(0, mm[0], SLOT(1), npages, 0);
 	page = world_file_page(&F, 3);
 	world_map(mm[0], n->vm_start + 900 * PAGE_SIZE, page, YOUNG | DIRTY);
@@ -862,6 +886,7 @@ static void test_nonlinear_busy_victim(void)
 	double t;
 
 	setup();
+	slow_reclaim_on();
 	n = mknonlinear(0, mm[0], SLOT(1), 4, 0);
 	page = world_file_page(&F, 9);
 	victim = world_file_page(&F, 8);
@@ -887,6 +912,7 @@ static void test_nonlinear_young_kept_one_turn(void)
 	struct page *page;
 
 	setup();
+	slow_reclaim_on();
 	n = mknonlinear(0, mm[0], SLOT(1), 4, 0);
 	page = world_file_page(&F, 9);
 	world_map(mm[0], n->vm_start + 2 * PAGE_SIZE, page, YOUNG);
@@ -900,9 +926,11 @@ static void test_nonlinear_young_kept_one_turn(void)
 }
 
 /*
- * However often reclaim calls, a lap starts no sooner than HZ/2 after
- * the last one ended: a pte in use (touched more often than that) is
- * never found old twice, and an old one is unmapped once the time is up.
+ * However often reclaim calls, a lap starts no sooner
+ * than HZ/2 after the last one ended: a pte in use (touched more often
+ * than that) is never found old twice, and an old one is unmapped once
+ * the time is up.  A new vma's first lap starts at once, whatever
+ * jiffies says (no stamp of jiffy 0 that looks recent).
  */
 static void touch(struct mm_struct *m, unsigned long address)
 {
@@ -917,14 +945,17 @@ static void test_nonlinear_lap_gap(void)
 	int i;
 
 	setup();
+	shim_jiffies = 4096 * 7 + 3;	/* stamp 0 would look fresh here */
 	n = mknonlinear(0, mm[0], SLOT(1), 4, 0);
+	n->vm_private_data = NULL;	/* as remap_file_pages() leaves it */
 	page = world_file_page(&F, 9);
 	hot = world_file_page(&F, 8);
 	cold_addr = n->vm_start + 2 * PAGE_SIZE;
 	hot_addr = n->vm_start + 1 * PAGE_SIZE;
 	world_map(mm[0], cold_addr, page, YOUNG);
 	world_map(mm[0], hot_addr, hot, YOUNG);
-	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);	/* lap 1 ages both */
+	/* a new vma: its first lap starts at once and ages both */
+	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
 	CHECK(!young(mm[0], cold_addr));
 	CHECK(!young(mm[0], hot_addr));
 	/* reclaim calls a thousand times within the same jiffy */
@@ -940,6 +971,38 @@ static void test_nonlinear_lap_gap(void)
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);	/* lap 2 */
 	CHECK(maps(mm[0], hot_addr, hot));
 	CHECK(!young(mm[0], hot_addr));
+	check_world();
+}
+
+
+/*
+ * A cursor outside its vma (the vma shrank under it in mid-lap) starts
+ * a new lap after the gap, not at once: the ptes it already aged on
+ * this lap get their time to be touched again.
+ */
+static void test_nonlinear_reset_waits(void)
+{
+	struct vm_area_struct *n;
+	struct page *page, *hot;
+	unsigned long hot_addr;
+	int i;
+
+	setup();
+	n = mknonlinear(0, mm[0], SLOT(1), 128, 0);
+	page = world_file_page(&F, 9);
+	hot = world_file_page(&F, 8);
+	hot_addr = n->vm_start + 1 * PAGE_SIZE;
+	world_map(mm[0], n->vm_start + 100 * PAGE_SIZE, page, 0);
+	world_map(mm[0], hot_addr, hot, YOUNG);
+	reclaim_unmap(page);		/* ptes 0-31: ages the hot one */
+	CHECK(!young(mm[0], hot_addr));
+	CHECK(maps(mm[0], hot_addr, hot));
+	/* the vma loses its tail, the cursor (at 32) is now outside it */
+	n->vm_end = n->vm_start + 16 * PAGE_SIZE;
+	for (i = 0; i < 100; i++)
+		reclaim_unmap(page);
+	CHECK(maps(mm[0], hot_addr, hot));
+	n->vm_end = n->vm_start + 128 * PAGE_SIZE;
 	check_world();
 }
 
@@ -992,6 +1055,7 @@ static void test_nonlinear_cursor_bounds(void)
 	int i;
 
 	setup();
+	slow_reclaim_on();
 	n = mknonlinear(0, mm[0], SLOT(1), 8, 0);
 	page = world_file_page(&F, 1);
 	outside = world_file_page(&F, 2);
@@ -1026,6 +1090,7 @@ static void test_nonlinear_busy_page_table_lock(void)
 	double t;
 
 	setup();
+	slow_reclaim_on();
 	n = mknonlinear(0, mm[0], SLOT(1), 8, 0);
 	page = world_file_page(&F, 1);
 	world_map(mm[0], n->vm_start + 6 * PAGE_SIZE, page, 0);
@@ -1114,6 +1179,7 @@ static void test_nonlinear_unmapped_despite_locked_vma(void)
 	int ret;
 
 	setup();
+	slow_reclaim_on();
 	locked = mknonlinear(0, mm[0], SLOT(1), 8, VM_LOCKED);
 	n = mknonlinear(1, mm[1], SLOT(2), 8, 0);
 	page = world_file_page(&F, 100);	/* outside both linear ranges */
@@ -1241,6 +1307,7 @@ static const struct ktap_case cases[] = {
 	CASE(test_nonlinear_busy_victim),
 	CASE(test_nonlinear_young_kept_one_turn),
 	CASE(test_nonlinear_lap_gap),
+	CASE(test_nonlinear_reset_waits),
 	CASE(test_unmap_shm_locked),
 	CASE(test_nonlinear_vm_locked_fails),
 	CASE(test_nonlinear_vm_reserved_fails),

@@ -16,7 +16,7 @@
 
 struct page *mem_map;
 unsigned long max_mapnr;
-unsigned long shim_jiffies = HZ;	/* a first nonlinear lap may start */
+unsigned long shim_jiffies = HZ;
 struct page_state shim_page_state;
 
 __thread jmp_buf *shim_bug_catcher;

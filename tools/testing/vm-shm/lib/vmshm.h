@@ -116,6 +116,10 @@ int vm_is_tmpfs(const char *dir);
 const char *vm_find_tmpfs(const char *pref);	/* NULL if none */
 uint64_t vm_fs_avail(const char *dir);
 void vm_register_path(const char *path);	/* unlinked on timeout */
+void vm_unregister_path(const char *path);
+int vm_write_all(int fd, const void *buf, size_t len);
+int vm_pread_all(int fd, void *buf, size_t len, off_t off);
+int vm_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 
 /*
  * SIGBUS probing: after vm_sigbus_install(code), vm_read_bus() reads one
@@ -124,10 +128,6 @@ void vm_register_path(const char *path);	/* unlinked on timeout */
  */
 void vm_sigbus_install(int code);
 int vm_read_bus(const volatile uint32_t *p, uint32_t *val);
-void vm_unregister_path(const char *path);
-int vm_write_all(int fd, const void *buf, size_t len);
-int vm_pread_all(int fd, void *buf, size_t len, off_t off);
-int vm_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 
 /* ---- SysV shm: created, attached and IPC_RMID'd at once ---- */
 void *vm_shm_create(uint64_t bytes, int *idp);
