@@ -55,6 +55,10 @@ struct page *world_file_page(struct world_file *f, unsigned long index)
 void world_file_init(struct world_file *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->inode.i_size = WORLD_FILE_SIZE;
+	f->inode.i_mapping = &f->mapping;
+	f->mapping.host = &f->inode;
+	spin_lock_init(&f->mapping.page_lock);
 	INIT_LIST_HEAD(&f->mapping.i_mmap);
 	INIT_LIST_HEAD(&f->mapping.i_mmap_shared);
 	f->mapping.i_mmap_index.root = NULL;	/* as inode_init_once() */
@@ -66,6 +70,7 @@ void world_file_init(struct world_file *f)
 void world_file_destroy(struct world_file *f)
 {
 	shim_sema_destroy(&f->mapping.i_shared_sem);
+	shim_spin_destroy(&f->mapping.page_lock);
 }
 
 struct mm_struct *world_mm_new(void)

@@ -12,12 +12,14 @@
 
 #include <linux/mm.h>
 #include <linux/jiffies.h>
+#include <linux/rmap-locking.h>
 #include <shim/mem.h>
 
 struct page *mem_map;
 unsigned long max_mapnr;
 unsigned long shim_jiffies = HZ;	/* a first nonlinear lap may start */
 struct page_state shim_page_state;
+struct address_space swapper_space;	/* only its address is used */
 
 __thread jmp_buf *shim_bug_catcher;
 __thread const char *shim_bug_last;
@@ -25,6 +27,7 @@ __thread int shim_kmap_depth;
 __thread unsigned long shim_pte_maps;
 __thread void (*shim_spin_trylock_hook)(spinlock_t *lock);
 __thread unsigned long shim_spin_trylocks;
+__thread void (*shim_pte_chain_unlock_hook)(struct page *page);
 
 static int shim_next_thread_id;
 static __thread int shim_my_thread_id;

@@ -12,6 +12,7 @@
 
 #include <errno.h>		/* EFAULT */
 #include <stddef.h>
+#include <sys/types.h>	/* loff_t */
 #include <shim/core.h>
 #include <asm/bug.h>
 #include <asm/atomic.h>
@@ -27,12 +28,23 @@ struct pte_chain;
 /* i386 with CONFIG_HIGHMEM64G: a pte_chain's pte address is 64 bits. */
 typedef unsigned long long pte_addr_t;
 
+typedef unsigned long pgoff_t;	/* loff_t comes from <sys/types.h>: 64 bits */
+
+struct inode;
+struct address_space_operations;
+
 struct address_space {
+	struct inode *host;		/* owner: inode, block_device */
+	spinlock_t page_lock;		/* protects the page cache (and
+					 * ->mapping of its pages) */
+	unsigned long nrpages;		/* number of total pages */
+	struct address_space_operations *a_ops;	/* methods */
 	struct list_head i_mmap;	/* list of private mappings */
 	struct list_head i_mmap_shared;	/* list of shared mappings */
 	struct vma_index i_mmap_index;	/* linear vmas of both, by pgoff */
 	struct list_head i_mmap_nonlinear; /* the others, not indexed */
 	struct semaphore i_shared_sem;	/* protects the four above */
+	atomic_t truncate_count;	/* Cover race condition with truncate */
 	int shim_shm_locked;		/* SHM_LOCK: shmem_mapping_locked() */
 };
 

@@ -49,6 +49,27 @@
 #define SetPageReserved(page)	set_bit(PG_reserved, &(page)->flags)
 
 #define PageDirect(page)	test_bit(PG_direct, &(page)->flags)
+#define SetPageDirect(page)	set_bit(PG_direct, &(page)->flags)
+#define ClearPageDirect(page)	clear_bit(PG_direct, &(page)->flags)
+
+#define PageUptodate(page)	test_bit(PG_uptodate, &(page)->flags)
+#define SetPageUptodate(page)	set_bit(PG_uptodate, &(page)->flags)
+#define ClearPageUptodate(page)	clear_bit(PG_uptodate, &(page)->flags)
+#define ClearPageMappedToDisk(page) clear_bit(PG_mappedtodisk, &(page)->flags)
+#define PagePrivate(page)	test_bit(PG_private, &(page)->flags)
+#define TestClearPageDirty(page) test_and_clear_bit(PG_dirty, &(page)->flags)
+
+/*
+ * As 2.6.3 with CONFIG_SWAP: the swap cache is the page cache of
+ * swapper_space.  The harness puts a page there by setting ->mapping.
+ */
+struct address_space;
+extern struct address_space swapper_space;
+#define PageSwapCache(page)	((page)->mapping == &swapper_space)
+
+/* test_clear_page_dirty() without the nr_dirty accounting (no
+ * backing_dev_info here) */
+#define clear_page_dirty(page)	((void)TestClearPageDirty(page))
 
 #define PageObjrmap(page)	test_bit(PG_objrmap, &(page)->flags)
 #define SetPageObjrmap(page)	set_bit(PG_objrmap, &(page)->flags)
