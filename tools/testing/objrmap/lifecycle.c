@@ -744,12 +744,13 @@ static void test_truncate_nonlinear(void)
 		unsigned long pgoff = (i * 37 + 11) % NPG;
 		pte_t pte = world_read_pte(mms[0], SLOT(0) + i * PAGE_SIZE);
 
-		if (pgoff < keep) {
-			CHECK(pte_present(pte) && pte_page(pte) == before[i]);
-		} else {
-			CHECK(!pte_present(pte) && pte_file(pte) &&
-			      pte_to_pgoff(pte) == pgoff);
-			CHECK(!before[i]->mapping);
+		if (pgoff < keep ?
+		    !(pte_present(pte) && pte_page(pte) == before[i]) :
+		    !(!pte_present(pte) && pte_file(pte) &&
+		      pte_to_pgoff(pte) == pgoff && !before[i]->mapping)) {
+			ktap_diag("nonlinear pte %lu (index %lu, i_size %lu pages): pte %#lx",
+				  i, pgoff, keep, pte_val(pte));
+			ktap_case_failed = 1;
 		}
 		CHECK(!!mapped_at(mms[1], SLOT(1) + i * PAGE_SIZE) ==
 		      (i < keep));
@@ -790,6 +791,39 @@ static void test_truncate_remaps_late_fault(void)
 	CHECK_EQ(page_count(page), 0);
 	CHECK_EQ(lc_check(1), 0);
 	(void)lin;
+}
+
+/*
+ * remove_unmapped_page() takes a page out of the page cache only if no
+ * pte maps it (tested under pte_chain_lock), and with @keep_dirty (for
+ * invalidate_inode_pages()) only if it is clean.
+ */
+static void test_remove_unmapped_page(void)
+{
+	struct page *mapped, *dirty, *clean;
+
+	setup();
+	mapped = file.cache[0];
+	dirty = file.cache[1];
+	clean = file.cache[2];
+	map_at(mms[0], SLOT(0), mapped);
+	SetPageDirty(dirty);
+	CHECK_EQ(remove_unmapped_page(fmap, mapped, 0, 0), 0);
+	CHECK(mapped->mapping == fmap);
+	CHECK(file.cache[0] == mapped);
+	CHECK_EQ(remove_unmapped_page(fmap, dirty, 1, 0), 0);
+	CHECK(dirty->mapping == fmap);
+	page_cache_get(clean);
+	CHECK_EQ(remove_unmapped_page(fmap, clean, 1, 0), 1);
+	CHECK(!clean->mapping);
+	CHECK(!file.cache[2]);
+	CHECK_EQ(page_count(clean), 1);		/* ours, not the cache's */
+	page_cache_release(clean);
+	CHECK_EQ(fmap->nrpages, NPG - 1);
+	/* even_mapped: truncate inside EOF lets it go with its ptes */
+	CHECK_EQ(remove_unmapped_page(fmap, dirty, 0, 1), 1);
+	CHECK(!dirty->mapping);
+	CHECK_EQ(lc_check(0), 0);
 }
 
 /* -- mremap ------------------------------------------------------------ */
@@ -959,6 +993,7 @@ static const struct ktap_case cases[] = {
 	CASE(test_install_page_eof),
 	CASE(test_truncate_nonlinear),
 	CASE(test_truncate_remaps_late_fault),
+	CASE(test_remove_unmapped_page),
 	CASE(test_mremap_counted_stays_mapped),
 	CASE(test_stress_truncate_vs_install),
 };
