@@ -18,7 +18,8 @@
  * each model citing the 2.6.3 function it stands for.  KTAP output;
  * each case runs in a child process of its own.
  */
-#define SHIM_PGD_OFFSET_UNLOCKED	/* install_page() computes it unlocked */
+/* install_page() computes pgd_offset() before taking the lock */
+#define SHIM_PGD_OFFSET_UNLOCKED
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -225,8 +226,8 @@ static void fill_cache(struct lc_file *f)
 	for (index = 0; index < NPG; index++) {
 		struct page *page;
 
-		if (f->cache[index] ||
-		    (loff_t)index << PAGE_CACHE_SHIFT >= i_size_read(&f->wf.inode))
+		if (f->cache[index] || (loff_t)index << PAGE_CACHE_SHIFT >=
+				       i_size_read(&f->wf.inode))
 			continue;
 		page = world_file_page(&f->wf, index);
 		if (!page)
@@ -360,7 +361,8 @@ static int lc_check(int no_orphans)
 		} else if (PageDirect(page)) {
 			if (n != 1 || !pte_maps(page->pte.direct, page)) {
 				ktap_diag("pfn %lu: PG_direct, %lu ptes, the direct one %s",
-					  pfn, n, pte_maps(page->pte.direct, page) ?
+					  pfn, n,
+					  pte_maps(page->pte.direct, page) ?
 					  "maps it" : "does not map it");
 				bad++;
 			}
@@ -368,7 +370,8 @@ static int lc_check(int no_orphans)
 			struct pte_chain *pc;
 
 			for (pc = page->pte.chain; pc; pc = pte_chain_next(pc))
-				for (i = pte_chain_idx(pc); i < (int)NRPTE; i++) {
+				for (i = pte_chain_idx(pc); i < (int)NRPTE;
+				     i++) {
 					found++;
 					if (!pte_maps(pc->ptes[i], page)) {
 						ktap_diag("pfn %lu: a pte_chain entry does not map it",
@@ -530,7 +533,8 @@ static void test_rmap_anon_page_chain(void)
 	map_at(mms[0], SLOT(0), page);
 	CHECK(PageDirect(page));
 	CHECK(!PageObjrmap(page));
-	CHECK_EQ(page->pte.direct, ptep_to_paddr(world_pte(mms[0], SLOT(0), 0)));
+	CHECK_EQ(page->pte.direct,
+		 ptep_to_paddr(world_pte(mms[0], SLOT(0), 0)));
 	CHECK_EQ(lc_chains, 0);
 	for (i = 1; i < N; i++)
 		map_at(mms[i % NMM], SLOT(i % NMM) + (i / NMM) * PAGE_SIZE,
@@ -610,7 +614,7 @@ static void test_rmap_choice_kept_while_mapped(void)
 	unmap_at(mms[0], SLOT(0) + PAGE_SIZE);
 	unmap_at(mms[1], SLOT(1) + PAGE_SIZE);
 	CHECK_EQ(lc_chains, 0);
-	map_at(mms[2], SLOT(2), anon);		/* now it has a ->mapping */
+	map_at(mms[2], SLOT(2), anon);	/* now it has a ->mapping */
 	CHECK(PageObjrmap(anon));
 	filep->mapping = NULL;
 	map_at(mms[2], SLOT(2) + PAGE_SIZE, filep);
@@ -759,7 +763,8 @@ static void test_truncate_nonlinear(void)
 	for (i = 0; i < NPG; i++) {
 		unsigned long pgoff = (i * 37 + 11) % NPG;
 
-		CHECK_EQ(populate_one(nl, SLOT(0) + i * PAGE_SIZE, pgoff, 0), 0);
+		CHECK_EQ(populate_one(nl, SLOT(0) + i * PAGE_SIZE, pgoff, 0),
+			 0);
 		CHECK_EQ(populate_one(lin, SLOT(1) + i * PAGE_SIZE, i, 0), 0);
 	}
 	for (i = 0; i < 8; i++)		/* twice in the nonlinear vma */
@@ -848,7 +853,7 @@ static void test_remove_unmapped_page(void)
 	CHECK_EQ(remove_unmapped_page(fmap, clean, 1, 0), 1);
 	CHECK(!clean->mapping);
 	CHECK(!file.cache[2]);
-	CHECK_EQ(page_count(clean), 1);		/* ours, not the cache's */
+	CHECK_EQ(page_count(clean), 1);	/* ours, not the cache's */
 	page_cache_release(clean);
 	CHECK_EQ(fmap->nrpages, NPG - 1);
 	/* even_mapped: truncate inside EOF lets it go with its ptes */
@@ -932,7 +937,7 @@ static void *populater(void *arg)
 	unsigned long seed = 12345 + which, pgoff, addr;
 
 	for (;;) {
-		pthread_barrier_wait(&barrier);		/* round starts */
+		pthread_barrier_wait(&barrier);	/* round starts */
 		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
 			return NULL;
 		while (!__atomic_load_n(&round_done, __ATOMIC_RELAXED)) {
