@@ -43,6 +43,7 @@ int main(void)
 #include "lib/world.h"
 #include <linux/fs.h>
 #include <linux/swapops.h>
+#include <linux/pagevec.h>
 #include <linux/cache.h>
 #include <linux/linkage.h>
 #include <asm/rmap.h>
@@ -50,8 +51,14 @@ int main(void)
 
 /* -- what the extracted code calls: kernel API, modelled ------------- */
 
-#define GFP_KERNEL	0
+#define CONFIG_SWAP	1	/* as the series' configs: shrink_list()'s
+				 * anonymous-page branch is compiled in */
+
+#define __GFP_IO	0x40u	/* Can start physical IO? */
+#define __GFP_FS	0x80u	/* Can call down to low-level FS? */
+#define GFP_KERNEL	(__GFP_IO | __GFP_FS)
 #define prefetch(x)	((void)(x))
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* <linux/kernel.h>: a warning is a failure here */
 static int lc_warnings;
@@ -81,6 +88,124 @@ int block_invalidatepage(struct page *page, unsigned long offset)
 	(void)page;
 	(void)offset;
 	BUG();		/* no page here has buffers */
+}
+
+/*
+ * What shrink_list() (mm/vmscan.c) calls.  The file has no ->writepage,
+ * so a dirty page is activated and writeback is never reached; no page
+ * has buffers; there is no swap device, so add_to_swap() fails (as
+ * 2.6.3's does when get_swap_page() finds no room) and no page is ever
+ * in the swap cache: the swap functions BUG().
+ */
+#define WB_SYNC_NONE		0
+#define WRITEPAGE_ACTIVATE	0x80000
+struct writeback_control {
+	int sync_mode;
+	long nr_to_write;
+	unsigned nonblocking:1;
+	unsigned for_reclaim:1;
+};
+struct backing_dev_info;
+
+static inline int current_is_kswapd(void)
+{
+	return 0;
+}
+
+static int may_write_to_queue(struct backing_dev_info *bdi)
+{
+	(void)bdi;
+	BUG();
+}
+
+static void handle_write_error(struct address_space *mapping,
+			       struct page *page, int error)
+{
+	(void)mapping;
+	(void)page;
+	(void)error;
+	BUG();
+}
+
+static int try_to_release_page(struct page *page, int gfp_mask)
+{
+	(void)page;
+	(void)gfp_mask;
+	BUG();
+}
+
+static unsigned long lc_add_to_swap_calls;
+
+/* mm/swap_state.c: no swap device here */
+static int add_to_swap(struct page *page)
+{
+	(void)page;
+	__atomic_fetch_add(&lc_add_to_swap_calls, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void __delete_from_swap_cache(struct page *page)
+{
+	(void)page;
+	BUG();
+}
+
+static void swap_free(swp_entry_t entry)
+{
+	(void)entry;
+	BUG();
+}
+
+static int swap_duplicate(swp_entry_t entry)
+{
+	(void)entry;
+	BUG();
+}
+
+static pte_t swp_entry_to_pte(swp_entry_t entry)
+{
+	(void)entry;
+	BUG();
+}
+
+/* mm/swap.c: the reference count is all there is to a page here */
+static void __put_page(struct page *page)
+{
+	atomic_dec(&page->count);
+}
+
+/* mm/swap.c: release_pages() of pages off the LRU: each reference
+ * here must be the page's last */
+static unsigned long lc_freed;
+
+void __pagevec_release_nonlru(struct pagevec *pvec)
+{
+	unsigned int i;
+
+	for (i = 0; i < pagevec_count(pvec); i++) {
+		struct page *page = pvec->pages[i];
+
+		BUG_ON(page_mapped(page));
+		BUG_ON(atomic_dec_return(&page->count) != 0);
+		__atomic_fetch_add(&lc_freed, 1, __ATOMIC_RELAXED);
+	}
+	pagevec_init(pvec, pvec->cold);
+}
+
+/*
+ * mm/mmap.c: the first vma with vm_end above @addr, from mm->mmap (a
+ * list here, an rbtree there).  Caller holds the page_table_lock or
+ * mmap_sem.
+ */
+static struct vm_area_struct *find_vma(struct mm_struct *mm,
+				       unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	for (vma = mm->mmap; vma; vma = vma->vm_next)
+		if (addr < vma->vm_end)
+			return vma;
+	return NULL;
 }
 
 /*
@@ -445,9 +570,19 @@ static void setup_n(unsigned long npages)
 static struct vm_area_struct *mkvma_n(int i, int m, unsigned long npages,
 				      unsigned long flags)
 {
-	world_vma_init(&vmas[i], mms[m], &file.wf, SLOT(i), npages, 0, flags);
-	world_vma_link(&vmas[i]);
-	return &vmas[i];
+	struct vm_area_struct *v = &vmas[i], **p;
+
+	world_vma_init(v, mms[m], &file.wf, SLOT(i), npages, 0, flags);
+	world_vma_link(v);
+	/* on mm->mmap too, for find_vma() (mmap's __vma_link_list()) */
+	spin_lock(&mms[m]->page_table_lock);
+	for (p = &mms[m]->mmap; *p && (*p)->vm_start < v->vm_start;
+	     p = &(*p)->vm_next)
+		;
+	v->vm_next = *p;
+	*p = v;
+	spin_unlock(&mms[m]->page_table_lock);
+	return v;
 }
 
 #define mkvma(i, m, flags)	mkvma_n(i, m, NPG, flags)
@@ -862,6 +997,136 @@ static void test_remove_unmapped_page(void)
 	CHECK_EQ(lc_check(0), 0);
 }
 
+/* -- shrink_list() ---------------------------------------------------- */
+
+/*
+ * shrink_cache() for one page: @page isolated from the LRU with a
+ * reference (the caller's), shrink_list() on a list of it alone.  A page
+ * it keeps goes back on the LRU (the reference dropped); *@activated
+ * says whether it went to the active list, from which refill_inactive_zone()
+ * would later take it back (PG_active cleared here).  Returns 1 if the
+ * page was freed.
+ */
+static int reclaim_one(struct page *page, int *activated)
+{
+	int max_scan = 1, nr_mapped = 0, ret;
+	LIST_HEAD(page_list);
+
+	list_add(&page->lru, &page_list);
+	ret = shrink_list(&page_list, GFP_KERNEL, &max_scan, &nr_mapped);
+	*activated = 0;
+	if (!ret) {
+		BUG_ON(page_list.next != &page->lru);
+		list_del(&page->lru);
+		*activated = PageActive(page);
+		ClearPageActive(page);
+		page_cache_release(page);
+	}
+	return ret;
+}
+
+/* A counted page mapped by unreferenced ptes in three mms is unmapped
+ * through the file's vmas and freed. */
+static void test_shrink_list_counted_freed(void)
+{
+	struct page *page;
+	int i, act;
+
+	setup();
+	for (i = 0; i < NMM; i++)
+		mkvma(i, i, i ? VM_SHARED : 0);
+	page = file.cache[5];
+	for (i = 0; i < NMM; i++)
+		map_at(mms[i], SLOT(i) + 5 * PAGE_SIZE, page);
+	CHECK(PageObjrmap(page));
+	page_cache_get(page);
+	CHECK_EQ(reclaim_one(page, &act), 1);
+	CHECK(!page->mapping);
+	CHECK(!page_mapped(page));
+	CHECK_EQ(page_count(page), 0);
+	CHECK_EQ(lc_freed, 1);
+	CHECK(!file.cache[5]);
+	CHECK_EQ(lc_add_to_swap_calls, 0);
+	CHECK_EQ(lc_check(1), 0);
+}
+
+/* A young pte keeps a counted page mapped: activated, young bit gone. */
+static void test_shrink_list_referenced_activated(void)
+{
+	struct page *page;
+	unsigned long addr = SLOT(1) + 5 * PAGE_SIZE;
+	int act;
+
+	setup();
+	mkvma(0, 0, VM_SHARED);
+	mkvma(1, 1, VM_SHARED);
+	page = file.cache[5];
+	map_at(mms[0], SLOT(0) + 5 * PAGE_SIZE, page);
+	map_at(mms[1], addr, page);
+	world_write_pte(mms[1], addr, pte_mkyoung(world_read_pte(mms[1], addr)));
+	page_cache_get(page);
+	CHECK_EQ(reclaim_one(page, &act), 0);
+	CHECK(act);
+	CHECK_EQ(page->pte.mapcount, 2);
+	CHECK(!pte_young(world_read_pte(mms[1], addr)));
+	CHECK(page->mapping == fmap);
+	CHECK_EQ(lc_check(1), 0);
+}
+
+/*
+ * A counted page that truncate inside EOF took out of the page cache
+ * while mapped (->mapping NULL, still PG_objrmap) has no pte_chain:
+ * shrink_list() must keep it (activate) and not hand it to add_to_swap(),
+ * which would give it a swap ->mapping that its counted ptes know
+ * nothing of.
+ */
+static void test_shrink_list_orphan_counted_kept(void)
+{
+	struct page *page;
+	int act;
+
+	setup();
+	mkvma(0, 0, VM_SHARED);
+	page = file.cache[7];
+	map_at(mms[0], SLOT(0) + 7 * PAGE_SIZE, page);
+	page_cache_get(page);		/* truncate_inode_pages()' */
+	lock_page(page);
+	CHECK_EQ(remove_unmapped_page(fmap, page, 0, 1), 1);
+	unlock_page(page);
+	CHECK(PageObjrmap(page));
+	CHECK(!page->mapping);
+	CHECK_EQ(reclaim_one(page, &act), 0);	/* takes over our ref */
+	CHECK(act);
+	CHECK_EQ(lc_add_to_swap_calls, 0);
+	CHECK(PageObjrmap(page));
+	CHECK_EQ(page->pte.mapcount, 1);
+	CHECK(mapped_at(mms[0], SLOT(0) + 7 * PAGE_SIZE) == page);
+	CHECK_EQ(page_count(page), 1);		/* the pte's */
+}
+
+/* A truncated page on a pte_chain (PG_direct) is anonymous to reclaim:
+ * add_to_swap() is tried (and fails: no swap), as in 2.6.3. */
+static void test_shrink_list_orphan_chain_to_swap(void)
+{
+	struct page *page;
+	int act;
+
+	setup();
+	mkvma(0, 0, VM_SHARED);
+	page = file.cache[8];
+	page_cache_get(page);
+	lock_page(page);
+	CHECK_EQ(remove_unmapped_page(fmap, page, 0, 0), 1);
+	unlock_page(page);
+	map_at(mms[0], SLOT(0) + 8 * PAGE_SIZE, page);
+	CHECK(PageDirect(page));
+	CHECK_EQ(reclaim_one(page, &act), 0);
+	CHECK(act);
+	CHECK_EQ(lc_add_to_swap_calls, 1);
+	CHECK(mapped_at(mms[0], SLOT(0) + 8 * PAGE_SIZE) == page);
+	CHECK_EQ(lc_check(0), 0);
+}
+
 /* -- mremap ------------------------------------------------------------ */
 
 /* The lowest page_mapped() seen at a pte_chain_unlock() of the page. */
@@ -918,6 +1183,7 @@ static pthread_barrier_t barrier;
 static int stop;
 static struct vm_area_struct *stress_vma[3];
 static unsigned long installed, refused;	/* install_page() 0, -EINVAL */
+static unsigned long reclaimed, activated;	/* shrink_list() */
 
 static unsigned long rnd(unsigned long *s)
 {
@@ -960,19 +1226,52 @@ static void *populater(void *arg)
 }
 
 /*
+ * shrink_cache() in a loop, over the page cache as its LRU: isolate a
+ * page with a reference (find_get_page() here), shrink_list() it.
+ */
+static void *reclaimer(void *arg)
+{
+	unsigned long seed = 999, n = 0;
+	struct page *page;
+	int act;
+
+	(void)arg;
+	for (;;) {
+		pthread_barrier_wait(&barrier);		/* round starts */
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			return NULL;
+		while (!__atomic_load_n(&round_done, __ATOMIC_RELAXED)) {
+			page = find_get_page(&file, rnd(&seed) % NPG);
+			if (!page)
+				continue;
+			if (reclaim_one(page, &act))
+				__atomic_fetch_add(&reclaimed, 1,
+						   __ATOMIC_RELAXED);
+			else if (act)
+				__atomic_fetch_add(&activated, 1,
+						   __ATOMIC_RELAXED);
+			if (!(++n % 4))
+				usleep(20);	/* leave the populaters some */
+		}
+		pthread_barrier_wait(&barrier);		/* round ends */
+	}
+}
+
+/*
  * Rounds: the file grows back to NPG pages with fresh pages while the
  * threads wait, then shrinks to nothing in random steps while they
- * populate.  At the end of each round, with everyone waiting, nothing
- * may be mapped: the series' fixes (install_page()'s i_size test,
- * truncate unmapping nonlinear vmas by index and taking out only
- * unmapped pages) leave no page beyond EOF or out of the page cache
- * mapped, and no counted page without ->mapping.
+ * populate and a reclaimer runs shrink_list() over the page cache.  At
+ * the end of each round, with everyone waiting, nothing may be mapped:
+ * the series' fixes (install_page()'s i_size test, truncate unmapping
+ * nonlinear vmas by index and taking out only unmapped pages) leave no
+ * page beyond EOF or out of the page cache mapped, and no counted page
+ * without ->mapping.
  */
 static void test_stress_truncate_vs_install(void)
 {
 	const char *env = getenv("OBJRMAP_STRESS_SECONDS");
 	unsigned long seed = 777, rounds = 0;
-	pthread_t th[3];
+	pthread_t th[4];
 	time_t end;
 	long i;
 
@@ -982,9 +1281,10 @@ static void test_stress_truncate_vs_install(void)
 	stress_vma[0] = mkvma(0, 0, VM_SHARED | VM_NONLINEAR);
 	stress_vma[1] = mkvma(1, 1, VM_SHARED);
 	stress_vma[2] = mkvma(2, 2, 0);
-	pthread_barrier_init(&barrier, NULL, 4);
+	pthread_barrier_init(&barrier, NULL, 5);
 	for (i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, populater, (void *)i);
+	pthread_create(&th[3], NULL, reclaimer, NULL);
 	end = time(NULL) + stress_seconds;
 	while (time(NULL) < end && world_nr_allocated() + NPG < max_mapnr) {
 		unsigned long size = NPG;
@@ -1009,11 +1309,13 @@ static void test_stress_truncate_vs_install(void)
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_barrier_wait(&barrier);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	ktap_diag("fig: lifecycle.truncate_rounds %lu", rounds);
 	ktap_diag("fig: lifecycle.install_page_ok %lu", installed);
 	ktap_diag("fig: lifecycle.install_page_einval %lu", refused);
+	ktap_diag("fig: lifecycle.shrink_list_freed %lu", reclaimed);
+	ktap_diag("fig: lifecycle.shrink_list_activated %lu", activated);
 	CHECK(rounds > 0);
 	CHECK_EQ(lc_check(1), 0);
 }
@@ -1031,6 +1333,10 @@ static const struct ktap_case cases[] = {
 	CASE(test_truncate_nonlinear),
 	CASE(test_truncate_remaps_late_fault),
 	CASE(test_remove_unmapped_page),
+	CASE(test_shrink_list_counted_freed),
+	CASE(test_shrink_list_referenced_activated),
+	CASE(test_shrink_list_orphan_counted_kept),
+	CASE(test_shrink_list_orphan_chain_to_swap),
 	CASE(test_mremap_counted_stays_mapped),
 	CASE(test_stress_truncate_vs_install),
 };

@@ -101,7 +101,7 @@ pte_t *world_pte(struct mm_struct *mm, unsigned long address, int alloc)
 	if (!pgd->table) {
 		if (!alloc)
 			return NULL;
-		pgd->table = calloc(PTRS_PER_PTE, sizeof(pte_t));
+		pgd->table = shim_pte_table_alloc(mm, address);
 		if (!pgd->table)
 			shim_fatal("out of memory for a page table");
 	}

@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/jiffies.h>
 #include <linux/rmap-locking.h>
+#include <asm/rmap.h>
 #include <shim/mem.h>
 
 struct page *mem_map;
@@ -116,6 +117,21 @@ void shim_bug(const char *file, int line, const char *func, const char *what)
 		longjmp(*catcher, 1);
 	}
 	shim_fatal("kernel BUG at %s! %s in %s()", where, what, func);
+}
+
+pte_t *shim_pte_table_alloc(struct mm_struct *mm, unsigned long address)
+{
+	size_t bytes = PTRS_PER_PTE * sizeof(pte_t);
+	struct shim_pte_table_note *note;
+	pte_t *table = aligned_alloc(2 * bytes, 2 * bytes);
+
+	if (!table)
+		return NULL;
+	memset(table, 0, bytes);
+	note = shim_pte_table_note(table);
+	note->mm = mm;
+	note->base = address & ~(PGDIR_SIZE - 1);
+	return table;
 }
 
 void shim_mem_map_init(unsigned long nr_pages)

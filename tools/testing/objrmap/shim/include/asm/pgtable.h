@@ -16,7 +16,6 @@
 #ifndef _SHIM_ASM_PGTABLE_H
 #define _SHIM_ASM_PGTABLE_H
 
-#include <stdlib.h>		/* calloc() in pte_alloc_map() */
 #include <linux/mm.h>
 #include <asm/tlbflush.h>
 
@@ -87,6 +86,16 @@ static inline void pte_unmap(pte_t *pte)
 }
 
 /*
+ * A page table, zeroed, for the ptes of @mm from @address (rounded down
+ * to PGDIR_SIZE); NULL when out of memory.  As the kernel's
+ * pgtable_add_rmap() notes the mm and address in the struct page of a
+ * pte page, this notes them next to the table, where ptep_to_mm() and
+ * ptep_to_address() (<asm/rmap.h>) find them from a pte's address.
+ * free() frees it.
+ */
+pte_t *shim_pte_table_alloc(struct mm_struct *mm, unsigned long address);
+
+/*
  * pmd_alloc() cannot fail with the pmd folded; pte_alloc_map() allocates
  * a page table under page_table_lock (the kernel drops the lock to
  * allocate and rechecks; with calloc() there is no need).  NULL when
@@ -105,7 +114,7 @@ static inline pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd,
 {
 	BUG_ON(!shim_spin_held(&mm->page_table_lock));
 	if (!pmd->pgd.table) {
-		pmd->pgd.table = calloc(PTRS_PER_PTE, sizeof(pte_t));
+		pmd->pgd.table = shim_pte_table_alloc(mm, address);
 		if (!pmd->pgd.table)
 			return NULL;
 	}
@@ -167,6 +176,9 @@ static inline pte_t ptep_clear_flush(struct vm_area_struct *vma,
 	flush_tlb_page(vma, address);
 	return pte;
 }
+
+/* asm-generic: no storage key with a young bit */
+#define page_test_and_clear_young(page)	(0)
 
 /*
  * s390 keeps a dirty bit in the storage key of the page; i386 has none

@@ -25,4 +25,33 @@ static inline void rmap_ptep_unmap(pte_t *pte)
 	(void)pte;
 }
 
+/* What shim_pte_table_alloc() noted next to the table @ptep is in. */
+struct shim_pte_table_note {
+	struct mm_struct *mm;
+	unsigned long base;		/* address of the table's first pte */
+};
+
+#define SHIM_PTE_TABLE_BYTES	(PTRS_PER_PTE * sizeof(pte_t))
+
+static inline struct shim_pte_table_note *shim_pte_table_note(pte_t *ptep)
+{
+	unsigned long table = (unsigned long)ptep &
+			      ~(2 * SHIM_PTE_TABLE_BYTES - 1);
+
+	return (struct shim_pte_table_note *)(table + SHIM_PTE_TABLE_BYTES);
+}
+
+static inline struct mm_struct *ptep_to_mm(pte_t *ptep)
+{
+	return shim_pte_table_note(ptep)->mm;
+}
+
+static inline unsigned long ptep_to_address(pte_t *ptep)
+{
+	unsigned long low = (unsigned long)ptep & (SHIM_PTE_TABLE_BYTES - 1);
+
+	return shim_pte_table_note(ptep)->base +
+	       low / sizeof(pte_t) * PAGE_SIZE;
+}
+
 #endif /* _SHIM_ASM_RMAP_H */

@@ -27,7 +27,10 @@ static inline void i_size_write(struct inode *inode, loff_t i_size)
 	__atomic_store_n(&inode->i_size, i_size, __ATOMIC_RELAXED);
 }
 
+struct writeback_control;
+
 struct address_space_operations {
+	int (*writepage)(struct page *page, struct writeback_control *wbc);
 	int (*invalidatepage)(struct page *, unsigned long);
 };
 

@@ -45,6 +45,14 @@
 #define TestSetPageDirty(page)	test_and_set_bit(PG_dirty, &(page)->flags)
 #define ClearPageDirty(page)	clear_bit(PG_dirty, &(page)->flags)
 
+#define PageLRU(page)		test_bit(PG_lru, &(page)->flags)
+#define PageActive(page)	test_bit(PG_active, &(page)->flags)
+#define SetPageActive(page)	set_bit(PG_active, &(page)->flags)
+#define ClearPageActive(page)	clear_bit(PG_active, &(page)->flags)
+#define PageWriteback(page)	test_bit(PG_writeback, &(page)->flags)
+#define SetPageReclaim(page)	set_bit(PG_reclaim, &(page)->flags)
+#define ClearPageReclaim(page)	clear_bit(PG_reclaim, &(page)->flags)
+
 #define PageReserved(page)	test_bit(PG_reserved, &(page)->flags)
 #define SetPageReserved(page)	set_bit(PG_reserved, &(page)->flags)
 
@@ -69,6 +77,7 @@ extern struct address_space swapper_space;
 
 /* test_clear_page_dirty() without the nr_dirty accounting (no
  * backing_dev_info here) */
+#define test_clear_page_dirty(page)	TestClearPageDirty(page)
 #define clear_page_dirty(page)	((void)TestClearPageDirty(page))
 
 #define PageObjrmap(page)	test_bit(PG_objrmap, &(page)->flags)
@@ -97,6 +106,8 @@ struct page_state {
 	unsigned long nr_mapped;
 	unsigned long pgactivate;
 	unsigned long pgdeactivate;
+	unsigned long pgsteal;
+	unsigned long kswapd_steal;
 };
 extern struct page_state shim_page_state;
 
