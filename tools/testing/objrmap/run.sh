@@ -3,7 +3,9 @@
 #
 # run.sh - run the objrmap harness programs built in $O, each printing
 # KTAP, nested (indented by four spaces) in one KTAP document; the last
-# line is "objrmap: N passed, N failed".  Exit status 0 only if all passed.
+# line is "objrmap: N passed, N failed, N skipped".  A program that exits 4
+# (kselftest's KSFT_SKIP: lifecycle without a patched tree) is reported as
+# "ok N name # SKIP".  Exit status 0 only if none failed.
 # Called by "make test" with O, STRESS_SECONDS_* and *SAN_OPTIONS set.
 set -u
 
@@ -16,15 +18,18 @@ set -- \
 	"plain unit" \
 	"plain index" \
 	"plain stress" \
+	"plain lifecycle" \
 	"asan unit" \
 	"asan index" \
 	"asan stress" \
+	"asan lifecycle" \
 	"tsan tsan_selftest" \
-	"tsan stress"
+	"tsan stress" \
+	"tsan lifecycle"
 
 echo "KTAP version 1"
 echo "1..$#"
-n=0 pass=0 fail=0
+n=0 pass=0 fail=0 skip=0
 for run in "$@"; do
 	n=$((n + 1))
 	set -- $run
@@ -43,7 +48,11 @@ for run in "$@"; do
 		sed -n '1,20s/^/    # | /p' "$logs/$variant/$prog.stderr"
 	fi
 	end=$(date +%s)
-	if [ $rc -eq 0 ]; then
+	if [ $rc -eq 4 ]; then
+		reason=$(sed -n 's/^1\.\.0 # SKIP //p' "$logs/$variant/$prog.ktap")
+		echo "ok $n $name # SKIP ${reason:-exit status 4}"
+		skip=$((skip + 1))
+	elif [ $rc -eq 0 ]; then
 		echo "ok $n $name # $((end - start))s"
 		pass=$((pass + 1))
 	else
@@ -51,6 +60,6 @@ for run in "$@"; do
 		fail=$((fail + 1))
 	fi
 done
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-echo "objrmap: $pass passed, $fail failed"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+echo "objrmap: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -55,6 +55,10 @@ struct page *world_file_page(struct world_file *f, unsigned long index)
 void world_file_init(struct world_file *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->inode.i_size = WORLD_FILE_SIZE;
+	f->inode.i_mapping = &f->mapping;
+	f->mapping.host = &f->inode;
+	spin_lock_init(&f->mapping.page_lock);
 	INIT_LIST_HEAD(&f->mapping.i_mmap);
 	INIT_LIST_HEAD(&f->mapping.i_mmap_shared);
 	f->mapping.i_mmap_index.root = NULL;	/* as inode_init_once() */
@@ -66,6 +70,7 @@ void world_file_init(struct world_file *f)
 void world_file_destroy(struct world_file *f)
 {
 	shim_sema_destroy(&f->mapping.i_shared_sem);
+	shim_spin_destroy(&f->mapping.page_lock);
 }
 
 struct mm_struct *world_mm_new(void)
@@ -96,7 +101,7 @@ pte_t *world_pte(struct mm_struct *mm, unsigned long address, int alloc)
 	if (!pgd->table) {
 		if (!alloc)
 			return NULL;
-		pgd->table = calloc(PTRS_PER_PTE, sizeof(pte_t));
+		pgd->table = shim_pte_table_alloc(mm, address);
 		if (!pgd->table)
 			shim_fatal("out of memory for a page table");
 	}

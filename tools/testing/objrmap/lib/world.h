@@ -10,6 +10,7 @@
 #define _OBJRMAP_WORLD_H
 
 #include <linux/mm.h>
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/pagemap.h>
 #include <linux/rmap-locking.h>
@@ -17,11 +18,14 @@
 #include <linux/objrmap.h>
 #include <asm/pgtable.h>
 
-/* A file: its address_space, and a struct file for vmas to point at. */
+/* A file: its inode and address_space, and a struct file for vmas to
+ * point at.  i_size starts at WORLD_FILE_SIZE. */
 struct world_file {
+	struct inode inode;
 	struct address_space mapping;
 	struct file file;
 };
+#define WORLD_FILE_SIZE	(1LL << 40)
 
 /* mem_map of @nr_pages; pages are handed out from pfn 1 on, never reused. */
 void world_init(unsigned long nr_pages);

@@ -12,12 +12,15 @@
 
 #include <linux/mm.h>
 #include <linux/jiffies.h>
+#include <linux/rmap-locking.h>
+#include <asm/rmap.h>
 #include <shim/mem.h>
 
 struct page *mem_map;
 unsigned long max_mapnr;
 unsigned long shim_jiffies = HZ;
 struct page_state shim_page_state;
+struct address_space swapper_space;	/* only its address is used */
 
 __thread jmp_buf *shim_bug_catcher;
 __thread const char *shim_bug_last;
@@ -25,6 +28,7 @@ __thread int shim_kmap_depth;
 __thread unsigned long shim_pte_maps;
 __thread void (*shim_spin_trylock_hook)(spinlock_t *lock);
 __thread unsigned long shim_spin_trylocks;
+__thread void (*shim_pte_chain_unlock_hook)(struct page *page);
 
 static int shim_next_thread_id;
 static __thread int shim_my_thread_id;
@@ -113,6 +117,21 @@ void shim_bug(const char *file, int line, const char *func, const char *what)
 		longjmp(*catcher, 1);
 	}
 	shim_fatal("kernel BUG at %s! %s in %s()", where, what, func);
+}
+
+pte_t *shim_pte_table_alloc(struct mm_struct *mm, unsigned long address)
+{
+	size_t bytes = PTRS_PER_PTE * sizeof(pte_t);
+	struct shim_pte_table_note *note;
+	pte_t *table = aligned_alloc(2 * bytes, 2 * bytes);
+
+	if (!table)
+		return NULL;
+	memset(table, 0, bytes);
+	note = shim_pte_table_note(table);
+	note->mm = mm;
+	note->base = address & ~(PGDIR_SIZE - 1);
+	return table;
 }
 
 void shim_mem_map_init(unsigned long nr_pages)

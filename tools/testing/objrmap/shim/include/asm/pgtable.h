@@ -24,6 +24,8 @@
 #define PTRS_PER_PGD	1024
 #define PTRS_PER_PMD	1
 #define PTRS_PER_PTE	1024
+#define PMD_SIZE	PGDIR_SIZE	/* folded */
+#define PMD_MASK	(~(PMD_SIZE - 1))
 
 #define _PAGE_PRESENT	0x001
 #define _PAGE_RW	0x002
@@ -40,9 +42,18 @@
 #define pgd_index(address)	(((address) >> PGDIR_SHIFT) & (PTRS_PER_PGD - 1))
 #define pte_index(address)	(((address) >> PAGE_SHIFT) & (PTRS_PER_PTE - 1))
 
+/*
+ * The pgd lives as long as the mm, and the kernel may compute a pgd
+ * pointer unlocked (install_page() does).  The walks of mm/objrmap.c
+ * always hold the lock, and this checks it, unless the compilation unit
+ * defines SHIM_PGD_OFFSET_UNLOCKED (the code extract.py copies out of
+ * the patched tree).
+ */
 static inline pgd_t *pgd_offset(struct mm_struct *mm, unsigned long address)
 {
+#ifndef SHIM_PGD_OFFSET_UNLOCKED
 	BUG_ON(!shim_spin_held(&mm->page_table_lock));
+#endif
 	return mm->pgd + pgd_index(address);
 }
 
@@ -74,11 +85,54 @@ static inline void pte_unmap(pte_t *pte)
 	shim_kmap_depth--;
 }
 
+/*
+ * A page table, zeroed, for the ptes of @mm from @address (rounded down
+ * to PGDIR_SIZE); NULL when out of memory.  As the kernel's
+ * pgtable_add_rmap() notes the mm and address in the struct page of a
+ * pte page, this notes them next to the table, where ptep_to_mm() and
+ * ptep_to_address() (<asm/rmap.h>) find them from a pte's address.
+ * free() frees it.
+ */
+pte_t *shim_pte_table_alloc(struct mm_struct *mm, unsigned long address);
+
+/*
+ * pmd_alloc() cannot fail with the pmd folded; pte_alloc_map() allocates
+ * a page table under page_table_lock (the kernel drops the lock to
+ * allocate and rechecks; with calloc() there is no need).  NULL when
+ * out of memory, as in the kernel.
+ */
+static inline pmd_t *pmd_alloc(struct mm_struct *mm, pgd_t *pgd,
+			       unsigned long address)
+{
+	(void)address;
+	BUG_ON(!shim_spin_held(&mm->page_table_lock));
+	return (pmd_t *)pgd;
+}
+
+static inline pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd,
+				   unsigned long address)
+{
+	BUG_ON(!shim_spin_held(&mm->page_table_lock));
+	if (!pmd->pgd.table) {
+		pmd->pgd.table = shim_pte_table_alloc(mm, address);
+		if (!pmd->pgd.table)
+			return NULL;
+	}
+	return pte_offset_map(pmd, address);
+}
+
 #define pte_none(x)	(!(x).pte_low)
 #define pte_present(x)	((x).pte_low & (_PAGE_PRESENT | _PAGE_PROTNONE))
 #define pte_pfn(x)	((unsigned long)((x).pte_low >> PAGE_SHIFT))
 #define pfn_pte(pfn, prot) __pte(((pfn) << PAGE_SHIFT) | pgprot_val(prot))
 #define mk_pte(page, prot) pfn_pte(page_to_pfn(page), (prot))
+#define pte_page(x)	pfn_to_page(pte_pfn(x))
+#define pte_same(a, b)	((a).pte_low == (b).pte_low)
+
+/* i386: no icache to flush, no MMU cache to update */
+#define flush_icache_page(vma, page)	((void)(vma), (void)(page))
+#define update_mmu_cache(vma, address, pte) \
+	((void)(vma), (void)(address), (void)(pte))
 
 static inline int pte_dirty(pte_t pte)	{ return (pte.pte_low & _PAGE_DIRTY) != 0; }
 static inline int pte_young(pte_t pte)	{ return (pte.pte_low & _PAGE_ACCESSED) != 0; }
@@ -122,6 +176,9 @@ static inline pte_t ptep_clear_flush(struct vm_area_struct *vma,
 	flush_tlb_page(vma, address);
 	return pte;
 }
+
+/* asm-generic: no storage key with a young bit */
+#define page_test_and_clear_young(page)	(0)
 
 /*
  * s390 keeps a dirty bit in the storage key of the page; i386 has none

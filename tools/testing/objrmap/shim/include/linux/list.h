@@ -66,6 +66,26 @@ static inline void list_del_init(struct list_head *entry)
 	INIT_LIST_HEAD(entry);
 }
 
+/* Delete @list from its list and add it after @head. */
+static inline void list_move(struct list_head *list, struct list_head *head)
+{
+	__list_del(list->prev, list->next);
+	list_add(list, head);
+}
+
+/* Join @list (not reinitialised) after @head. */
+static inline void list_splice(struct list_head *list, struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	if (list == first)
+		return;
+	first->prev = head;
+	last->next = head->next;
+	head->next->prev = last;
+	head->next = first;
+}
+
 static inline int list_empty(const struct list_head *head)
 {
 	return head->next == head;

@@ -12,6 +12,7 @@
 
 #include <errno.h>		/* EFAULT */
 #include <stddef.h>
+#include <sys/types.h>	/* loff_t */
 #include <shim/core.h>
 #include <asm/bug.h>
 #include <asm/atomic.h>
@@ -27,12 +28,25 @@ struct pte_chain;
 /* i386 with CONFIG_HIGHMEM64G: a pte_chain's pte address is 64 bits. */
 typedef unsigned long long pte_addr_t;
 
+typedef unsigned long pgoff_t;	/* loff_t comes from <sys/types.h>: 64 bits */
+
+struct inode;
+struct address_space_operations;
+
 struct address_space {
+	struct inode *host;		/* owner: inode, block_device */
+	spinlock_t page_lock;		/* protects the page cache (and
+					 * ->mapping of its pages) */
+	unsigned long nrpages;		/* number of total pages */
+	struct address_space_operations *a_ops;	/* methods */
+	struct list_head locked_pages;	/* list of locked pages */
+	struct backing_dev_info *backing_dev_info; /* device readahead, etc */
 	struct list_head i_mmap;	/* list of private mappings */
 	struct list_head i_mmap_shared;	/* list of shared mappings */
 	struct vma_index i_mmap_index;	/* linear vmas of both, by pgoff */
 	struct list_head i_mmap_nonlinear; /* the others, not indexed */
 	struct semaphore i_shared_sem;	/* protects the four above */
+	atomic_t truncate_count;	/* Cover race condition with truncate */
 	int shim_shm_locked;		/* SHM_LOCK: shmem_mapping_locked() */
 };
 
@@ -55,6 +69,9 @@ struct page {
 					 * protected by PG_chainlock */
 	} pte;
 	unsigned long private;
+	struct list_head list;		/* ->mapping has some page lists */
+	struct list_head lru;		/* Pageout list, eg. active_list;
+					 * protected by zone->lru_lock */
 
 	/* the shim's own */
 	pthread_mutex_t shim_lock_mutex;  /* PG_locked, as a mutex */
@@ -114,6 +131,9 @@ struct vm_area_struct {
 	unsigned long vm_end;		/* the first byte after our end */
 	pgprot_t vm_page_prot;
 	unsigned long vm_flags;
+	/* on vm_mm->mmap, sorted by address; the harness links it there
+	 * (under page_table_lock) only where find_vma() is needed */
+	struct vm_area_struct *vm_next;
 	/* on mapping->i_mmap or ->i_mmap_shared, under i_shared_sem */
 	struct list_head shared;
 	/* in mapping->i_mmap_index if linear, on ->i_mmap_nonlinear if
@@ -125,6 +145,7 @@ struct vm_area_struct {
 };
 
 struct mm_struct {
+	struct vm_area_struct *mmap;	/* list of VMAs */
 	pgd_t *pgd;			/* PTRS_PER_PGD entries */
 	spinlock_t page_table_lock;	/* protects the page tables and rss */
 	unsigned long rss;

@@ -45,10 +45,40 @@
 #define TestSetPageDirty(page)	test_and_set_bit(PG_dirty, &(page)->flags)
 #define ClearPageDirty(page)	clear_bit(PG_dirty, &(page)->flags)
 
+#define PageLRU(page)		test_bit(PG_lru, &(page)->flags)
+#define PageActive(page)	test_bit(PG_active, &(page)->flags)
+#define SetPageActive(page)	set_bit(PG_active, &(page)->flags)
+#define ClearPageActive(page)	clear_bit(PG_active, &(page)->flags)
+#define PageWriteback(page)	test_bit(PG_writeback, &(page)->flags)
+#define SetPageReclaim(page)	set_bit(PG_reclaim, &(page)->flags)
+#define ClearPageReclaim(page)	clear_bit(PG_reclaim, &(page)->flags)
+
 #define PageReserved(page)	test_bit(PG_reserved, &(page)->flags)
 #define SetPageReserved(page)	set_bit(PG_reserved, &(page)->flags)
 
 #define PageDirect(page)	test_bit(PG_direct, &(page)->flags)
+#define SetPageDirect(page)	set_bit(PG_direct, &(page)->flags)
+#define ClearPageDirect(page)	clear_bit(PG_direct, &(page)->flags)
+
+#define PageUptodate(page)	test_bit(PG_uptodate, &(page)->flags)
+#define SetPageUptodate(page)	set_bit(PG_uptodate, &(page)->flags)
+#define ClearPageUptodate(page)	clear_bit(PG_uptodate, &(page)->flags)
+#define ClearPageMappedToDisk(page) clear_bit(PG_mappedtodisk, &(page)->flags)
+#define PagePrivate(page)	test_bit(PG_private, &(page)->flags)
+#define TestClearPageDirty(page) test_and_clear_bit(PG_dirty, &(page)->flags)
+
+/*
+ * As 2.6.3 with CONFIG_SWAP: the swap cache is the page cache of
+ * swapper_space.  The harness puts a page there by setting ->mapping.
+ */
+struct address_space;
+extern struct address_space swapper_space;
+#define PageSwapCache(page)	((page)->mapping == &swapper_space)
+
+/* test_clear_page_dirty() without the nr_dirty accounting (no
+ * backing_dev_info here) */
+#define test_clear_page_dirty(page)	TestClearPageDirty(page)
+#define clear_page_dirty(page)	((void)TestClearPageDirty(page))
 
 #define PageObjrmap(page)	test_bit(PG_objrmap, &(page)->flags)
 #define SetPageObjrmap(page)	set_bit(PG_objrmap, &(page)->flags)
@@ -76,6 +106,8 @@ struct page_state {
 	unsigned long nr_mapped;
 	unsigned long pgactivate;
 	unsigned long pgdeactivate;
+	unsigned long pgsteal;
+	unsigned long kswapd_steal;
 };
 extern struct page_state shim_page_state;
 

@@ -28,8 +28,16 @@ static inline int pte_chain_trylock(struct page *page)
 	return 1;
 }
 
+/*
+ * Not a kernel API: if set, called by pte_chain_unlock() while the lock
+ * is still held, so a test can watch what each critical section leaves.
+ */
+extern __thread void (*shim_pte_chain_unlock_hook)(struct page *page);
+
 static inline void pte_chain_unlock(struct page *page)
 {
+	if (shim_pte_chain_unlock_hook)
+		shim_pte_chain_unlock_hook(page);
 	BUG_ON(__atomic_load_n(&page->shim_chain_owner, __ATOMIC_RELAXED) !=
 	       shim_thread_id());
 	__atomic_store_n(&page->shim_chain_owner, 0, __ATOMIC_RELAXED);

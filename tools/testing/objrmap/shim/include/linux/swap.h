@@ -10,4 +10,6 @@
 #define SWAP_AGAIN	1
 #define SWAP_FAIL	2
 
+#define SWAP_CLUSTER_MAX 32
+
 #endif /* _SHIM_LINUX_SWAP_H */
