@@ -72,22 +72,6 @@ static pid_t start_idler(uint64_t bytes, volatile int *ready)
 		pause();
 }
 
-/* Pages of the file's mapping @map (@n pages) resident in the cache. */
-static long resident(void *map, long n)
-{
-	unsigned char *vec = malloc(n);
-	long i, r = 0;
-
-	if (!vec || mincore(map, (size_t)n * VM_BLK, vec)) {
-		free(vec);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		r += vec[i] & 1;
-	free(vec);
-	return r;
-}
-
 static int read_pass(int fd, char *buf, size_t bufsz)
 {
 	ssize_t n;
@@ -178,31 +162,14 @@ int main(int argc, char **argv)
 		pgin = vm_vmstat_delta(&p0, &p1, VMS_PGPGIN);
 		if (k == 0)
 			pgin_first = pgin;
-		res = resident(map, npages);
+		res = vm_resident_pages(map, (size_t)npages * VM_BLK);
 		snprintf(key, sizeof(key), "pass%ld_resident", k + 1);
 		vm_fig_i(key, res, "pages");
 		vm_progress("pass %ld: %ld of %ld pages cached", k + 1, res,
 			    npages);
 	}
 	vm_vmstat_snap(&s1);
-	{
-		char st[64];
-		long long rss;
-
-		snprintf(st, sizeof(st), "/proc/%d/status", (int)idler);
-		rss = -1;
-		{
-			FILE *f = fopen(st, "r");
-			char line[128];
-
-			while (f && fgets(line, sizeof(line), f))
-				if (sscanf(line, "VmRSS: %lld", &rss) == 1)
-					break;
-			if (f)
-				fclose(f);
-		}
-		vm_fig_i("idle_rss_kb", rss, "kB");
-	}
+	vm_fig_i("idle_rss_kb", vm_pid_status_kb(idler, "VmRSS"), "kB");
 	vm_fig_i("first_pass_pgpgin", pgin_first, "pgpgin");
 	vm_fig_i("last_pass_pgpgin", pgin, "pgpgin");
 	if (pgin_first > 0)

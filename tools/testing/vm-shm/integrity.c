@@ -116,24 +116,6 @@ static int check_file_blk(int t, int fd, uint64_t blk, uint32_t seed,
 	return check(t, "file", fbuf, blk * BLK, seed, blk, gen);
 }
 
-static long resident(void *p, size_t len)
-{
-	size_t n = (len + vm_pagesize - 1) / vm_pagesize, i;
-	unsigned char *vec = malloc(n);
-	long r = 0;
-
-	if (!vec)
-		return -1;
-	if (mincore(p, len, vec) != 0) {
-		free(vec);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		r += vec[i] & 1;
-	free(vec);
-	return r;
-}
-
 static int make_file(const char *dir, const char *tag, char *path,
 		     size_t plen, uint64_t size)
 {
@@ -681,10 +663,10 @@ static void mlock_tick(void *arg)
 	(void)arg;
 	if (!ml_locked)
 		return;
-	r = resident(ml_sh, (size_t)ml_n * BLK);
+	r = vm_resident_pages(ml_sh, (size_t)ml_n * BLK);
 	if (r >= 0 && (ml_min_res_sh < 0 || r < ml_min_res_sh))
 		ml_min_res_sh = r;
-	r = resident(ml_pr, (size_t)ml_n * BLK);
+	r = vm_resident_pages(ml_pr, (size_t)ml_n * BLK);
 	if (r >= 0 && (ml_min_res_pr < 0 || r < ml_min_res_pr))
 		ml_min_res_pr = r;
 }
@@ -794,7 +776,7 @@ static long blocks_of(uint64_t bytes, long min, long max)
 static void fig_resident(const char *key, void *p, long n)
 {
 	if (p)
-		vm_fig_i(key, resident(p, (size_t)n * BLK), "pages");
+		vm_fig_i(key, vm_resident_pages(p, (size_t)n * BLK), "pages");
 }
 
 int main(int argc, char **argv)

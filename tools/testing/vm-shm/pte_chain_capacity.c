@@ -29,7 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ipc.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
@@ -90,23 +89,6 @@ static const char *const until_names[] = {
 	"fork until failure ends cleanly", NULL
 };
 
-/* Out of Memory kills logged by the kernel since boot; -1 unreadable */
-static long oom_kills(void)
-{
-	static char buf[1 << 17];
-	const char *p;
-	long n = 0;
-	int len;
-
-	len = klogctl(3, buf, sizeof(buf) - 1);
-	if (len < 0)
-		return -1;
-	buf[len] = 0;
-	for (p = buf; (p = strstr(p, "Out of Memory: Killed")); p++)
-		n++;
-	return n;
-}
-
 static void until_forker(uint64_t bytes, long max_children,
 			 struct until_shared *sh)
 {
@@ -165,7 +147,7 @@ static void fork_until_failure(uint64_t bytes, long max_children,
 		ktap_exit();
 	}
 	vm_fig_i("segment_mb", (long long)(bytes / VM_MB), "MB");
-	oom0 = oom_kills();
+	oom0 = vm_oom_kills();
 	vm_phase("fork until failure");
 	pid = vm_fork();
 	if (pid == 0)
@@ -191,7 +173,7 @@ static void fork_until_failure(uint64_t bytes, long max_children,
 			break;
 		if (oom0 >= 0 && now - t_oom >= 1000.0) {
 			t_oom = now;
-			oom1 = oom_kills();
+			oom1 = vm_oom_kills();
 			if (oom1 > oom0) {
 				killed = 1;
 				end_ms = now;
@@ -201,7 +183,7 @@ static void fork_until_failure(uint64_t bytes, long max_children,
 		if (sh->touched && now - sh->last_ok > stall_s * 1000.0)
 			break;
 	}
-	oom1 = oom_kills();
+	oom1 = vm_oom_kills();
 	vm_fig_i("children", sh->children, "count");
 	vm_fig_f("last_fork_ms", sh->last_fork_ms, "ms");
 	vm_fig_f("max_fork_ms", sh->max_fork_ms, "ms");
@@ -247,13 +229,7 @@ static void fork_until_failure(uint64_t bytes, long max_children,
 	}
 	/* the forker's group: the forker and every child it made */
 	vm_phase("cleanup");
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	if (!ended && vm_wait_timeout(pid, &st, NULL, 10000) != 0) {
-		ktap_diag("forker %d did not die within 10 s of SIGKILL",
-			  (int)pid);
-		vm_forget_child(pid);
-	}
+	vm_kill_group(pid, ended, "forker");
 	ktap_exit();
 }
 

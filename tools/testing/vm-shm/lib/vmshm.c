@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ipc.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
@@ -356,6 +357,30 @@ long long vm_vmstat(const char *key)
 long long vm_status_kb(const char *key)
 {
 	return vm_keyed("/proc/self/status", key, 1);
+}
+
+long long vm_pid_status_kb(pid_t pid, const char *key)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return vm_keyed(path, key, 1);
+}
+
+long vm_oom_kills(void)
+{
+	static char buf[1 << 17];
+	const char *p;
+	long n = 0;
+	int len;
+
+	len = klogctl(3, buf, sizeof(buf) - 1);	/* read all, keep */
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	for (p = buf; (p = strstr(p, "Out of Memory: Killed")); p++)
+		n++;
+	return n;
 }
 
 /* the start of a small file, NUL-terminated; its length or -1 */
@@ -854,6 +879,19 @@ void vm_kill_all(void)
 void vm_forget_child(pid_t pid)
 {
 	vm_forget(pid);
+}
+
+void vm_kill_group(pid_t pid, int reaped, const char *what)
+{
+	int st;
+
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	if (!reaped && vm_wait_timeout(pid, &st, NULL, 10000) != 0) {
+		ktap_diag("%s %d did not die within 10 s of SIGKILL", what,
+			  (int)pid);
+		vm_forget_child(pid);
+	}
 }
 
 int vm_nchildren(void)
@@ -1709,6 +1747,24 @@ void vm_sigbus_install(int code)
 	sa.sa_handler = on_bus;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+}
+
+long vm_resident_pages(void *p, size_t len)
+{
+	size_t n = (len + vm_pagesize - 1) / vm_pagesize, i;
+	unsigned char *vec = malloc(n ? n : 1);
+	long r = 0;
+
+	if (!vec)
+		return -1;
+	if (mincore(p, len, vec) != 0) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		r += vec[i] & 1;
+	free(vec);
+	return r;
 }
 
 int vm_read_bus(const volatile uint32_t *p, uint32_t *val)

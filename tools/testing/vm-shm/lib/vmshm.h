@@ -82,6 +82,9 @@ long long vm_meminfo_kb(const char *key);
 long long vm_lowfree_kb(void);		/* LowFree, else MemFree */
 long long vm_vmstat(const char *key);
 long long vm_status_kb(const char *key);	/* /proc/self/status */
+long long vm_pid_status_kb(pid_t pid, const char *key);	/* another's */
+/* "Out of Memory: Killed" lines in the kernel log since boot */
+long vm_oom_kills(void);
 long long vm_proc_long(const char *path);	/* first number of a file */
 /* utime + stime of /proc/<pid>/stat, in clock ticks; -1 on error */
 long long vm_proc_stat_ticks(const char *path);
@@ -129,6 +132,9 @@ int vm_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 void vm_sigbus_install(int code);
 int vm_read_bus(const volatile uint32_t *p, uint32_t *val);
 
+/* pages of [@p, @p + @len) resident in memory (mincore); -1 on error */
+long vm_resident_pages(void *p, size_t len);
+
 /* ---- SysV shm: created, attached and IPC_RMID'd at once ---- */
 void *vm_shm_create(uint64_t bytes, int *idp);
 
@@ -139,6 +145,11 @@ int vm_wait_timeout(pid_t pid, int *status, struct rusage *ru,
 		    double timeout_ms);
 void vm_kill_all(void);
 void vm_forget_child(pid_t pid);	/* reaped by hand */
+/*
+ * SIGKILL the process group led by @pid (a child that called setpgid(0,
+ * 0)) and, unless @reaped, reap the leader within 10 s or say so.
+ */
+void vm_kill_group(pid_t pid, int reaped, const char *what);
 int vm_nchildren(void);
 void vm_rusage_add(struct rusage *sum, const struct rusage *r);
 
