@@ -568,6 +568,42 @@ class ImageTest(unittest.TestCase):
             self.assertEqual(got, ['crc16.ko', 'jbd2.ko', 'ext4.ko', 'virtio.ko', 'virtio_blk.ko'])
 
 
+class SelectProgramsTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = Path(self.tmp.name)
+        for name in vmshm.PROGRAMS + vmshm.LIMITS + ['clean_hold']:
+            write(self.d / name, '')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_full_run_leaves_limits_out(self):
+        req, progs = vmshm.select_programs(self.d, None, False)
+        self.assertEqual(req, vmshm.PROGRAMS)
+        self.assertEqual(list(progs), vmshm.PROGRAMS)
+        for name in vmshm.LIMITS:
+            self.assertNotIn(name, progs)
+
+    def test_a_limit_when_named(self):
+        name = vmshm.LIMITS[0]
+        req, progs = vmshm.select_programs(self.d, name, False)
+        self.assertEqual(list(progs), [name])
+
+    def test_unknown_and_measurement_aids(self):
+        with self.assertRaises(vmshm.Error):
+            vmshm.select_programs(self.d, 'clean_hold', False)
+        req, progs = vmshm.select_programs(self.d, 'shm_swap_storm,clean_hold', True)
+        self.assertEqual(list(progs), ['shm_swap_storm', 'clean_hold'])
+        with self.assertRaises(vmshm.Error):
+            vmshm.select_programs(self.d, 'nonesuch', True)
+
+    def test_not_built(self):
+        (self.d / 'integrity').unlink()
+        with self.assertRaises(vmshm.Error):
+            vmshm.select_programs(self.d, 'integrity', False)
+
+
 class ResultsTest(unittest.TestCase):
     def test_compact_and_table(self):
         p = feed(CONSOLE_263)
