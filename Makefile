@@ -25,7 +25,7 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help vanilla patched export compare test lint unit testcases native boot-debian table clean objrmap
+.PHONY: help deps vanilla patched export compare test lint unit testcases native boot-debian table clean objrmap
 
 help:
 	@echo 'vm-shm: Linux 2.6.3 VM patchset and its QEMU test harness'
@@ -37,6 +37,7 @@ help:
 	@echo '  make LINUX=<tree> export    quilt tarball, git bundle, mboxes under build/export/, checked to agree'
 	@echo
 	@echo 'Without one:'
+	@echo '  make deps                   install the Debian packages the project needs (tools/deps)'
 	@echo '  make test                   $(TEST_STEPS)'
 	@echo '  make lint                   check patches/series and every patch it lists'
 	@echo '  make unit                   unit tests of tools/vmshm'
@@ -49,6 +50,9 @@ help:
 	@echo 'Variables: LINUX=$(LINUX) MEM=$(MEM) (guest MB) CPUS=$(CPUS) (for SMP configs)'
 	@echo '  CONFIG=$(CONFIG) CONFIGS="$(CONFIGS)" ACCEL=$(ACCEL) (auto|kvm|tcg) ARGS= (extra options of tools/vmshm run)'
 	@echo 'Finer control: tools/vmshm -h'
+
+deps:
+	tools/deps
 
 testcases:
 	$(MAKE) -C tools/testing/vm-shm
