@@ -32,6 +32,10 @@ int main(int argc, char **argv)
 	ktap_header(1);
 	mb = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mb == MAP_FAILED) {
+		ktap_fail(names[0], "mmap: %s", strerror(errno));
+		ktap_exit();
+	}
 	oom0 = vm_oom_kills();
 	vm_fig_i("swapfree_kb_before", vm_meminfo_kb("SwapFree"), "kB");
 	pid = vm_fork();
