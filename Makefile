@@ -19,13 +19,20 @@ TEST_MEM      ?= 256
 TEST_SCALE    ?= 64
 NATIVE_MEM    ?= 64
 TEST_STEPS    ?= lint unit testcases native boot-debian objrmap
+TEST_SOAK_S   ?= 60
+
+# make soak: the soak scenario on one kernel of the series.
+VARIANT ?= patched
+SOAK_S  ?= 1800
+SOAK_ARGS ?=
+SOAK_CPUS = $(if $(filter up,$(CONFIG)),1,$(CPUS))
 
 VMSHM := python3 tools/vmshm
 comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help deps vanilla patched export compare test lint unit testcases native boot-debian table clean objrmap
+.PHONY: help deps vanilla patched soak export compare test lint unit testcases native boot-debian table clean objrmap
 
 help:
 	@echo 'vm-shm: Linux 2.6.3 VM patchset and its QEMU test harness'
@@ -33,6 +40,7 @@ help:
 	@echo 'With a 2.6.3 tree (a directory or linux-2.6.3.tar.bz2):'
 	@echo '  make LINUX=<tree> vanilla   toolchain patches only: build $(CONFIGS), boot each, run the suite'
 	@echo '  make LINUX=<tree> patched   the whole series, the same way'
+	@echo '  make LINUX=<tree> soak      the soak for SOAK_S=$(SOAK_S) s on VARIANT=$(VARIANT) CONFIG=$(CONFIG)'
 	@echo '  make compare                latest vanilla vs patched run of CONFIG=$(CONFIG), MEM=$(MEM): figures + PNGs'
 	@echo '  make LINUX=<tree> export    quilt tarball, git bundle, mboxes under build/export/, checked to agree'
 	@echo
@@ -63,6 +71,16 @@ vanilla patched: testcases
 	$(VMSHM) suite --linux $(LINUX) --variant $@ --configs $(subst $(space),$(comma),$(strip $(CONFIGS))) \
 		--mem $(MEM) --cpus $(CPUS) --accel $(ACCEL) $(ARGS)
 
+# Swap of twice memory (the runner's default) and a quiet timeout the
+# soak's progress lines (every 10 s) stay well inside.
+soak: testcases
+	@test -n "$(LINUX)" || { echo 'make $@: say where the 2.6.3 tree is: make LINUX=<dir or linux-2.6.3.tar.bz2> $@'; exit 2; }
+	$(VMSHM) prepare --linux $(LINUX) --variant $(VARIANT)
+	$(VMSHM) build --variant $(VARIANT) --config $(CONFIG)
+	$(VMSHM) run --variant $(VARIANT) --config $(CONFIG) --cpus $(SOAK_CPUS) --mem $(MEM) \
+		--accel $(ACCEL) --scenarios soak --args "soak=-t $(SOAK_S) $(SOAK_ARGS)" \
+		--timeout $$(($(SOAK_S) + 3600)) --quiet-timeout 300 --label soak-$(VARIANT)-$(CONFIG) $(ARGS)
+
 export:
 	@test -n "$(LINUX)" || { echo 'make $@: say where the 2.6.3 tree is: make LINUX=<dir or linux-2.6.3.tar.bz2> $@'; exit 2; }
 	tools/export-series $(LINUX)
@@ -77,12 +95,13 @@ unit:
 	python3 tools/tests/test_vmshm.py
 
 native: testcases
-	$(VMSHM) native --mem $(NATIVE_MEM)
+	$(VMSHM) native --mem $(NATIVE_MEM) --scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)'
 
 boot-debian: testcases
 	@test -n "$(DEBIAN_KERNEL)" || { echo 'make $@: no /boot/vmlinuz-*: apt-get install linux-image-amd64'; exit 2; }
 	$(VMSHM) run --kernel $(DEBIAN_KERNEL) --mem $(TEST_MEM) --scale $(TEST_SCALE) --accel $(ACCEL) \
-		--timeout 900 --quiet-timeout 180 --label debian $(ARGS)
+		--timeout 900 --quiet-timeout 180 --label debian \
+		--scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)' $(ARGS)
 
 # Every step runs even if an earlier one failed; the last line counts them.
 test:

@@ -607,7 +607,7 @@ class SelectProgramsTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.d = Path(self.tmp.name)
-        for name in vmshm.PROGRAMS + vmshm.LIMITS + ['clean_hold']:
+        for name in vmshm.PROGRAMS + vmshm.ON_REQUEST + ['clean_hold']:
             write(self.d / name, '')
 
     def tearDown(self):
@@ -617,13 +617,18 @@ class SelectProgramsTest(unittest.TestCase):
         req, progs = vmshm.select_programs(self.d, None, False)
         self.assertEqual(req, vmshm.PROGRAMS)
         self.assertEqual(list(progs), vmshm.PROGRAMS)
-        for name in vmshm.LIMITS:
+        for name in vmshm.ON_REQUEST:
             self.assertNotIn(name, progs)
 
-    def test_a_limit_when_named(self):
-        name = vmshm.LIMITS[0]
-        req, progs = vmshm.select_programs(self.d, name, False)
-        self.assertEqual(list(progs), [name])
+    def test_on_request_when_named(self):
+        for name in vmshm.ON_REQUEST:
+            req, progs = vmshm.select_programs(self.d, name, False)
+            self.assertEqual(list(progs), [name])
+
+    def test_all_in_a_list(self):
+        req, progs = vmshm.select_programs(self.d, 'all,soak,integrity', False)
+        self.assertEqual(req, vmshm.PROGRAMS + ['soak'])
+        self.assertEqual(list(progs), req)
 
     def test_unknown_and_measurement_aids(self):
         with self.assertRaises(vmshm.Error):
