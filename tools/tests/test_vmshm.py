@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of tools/vmshm: python3 -m unittest discover -s tools/tests"""
 
+import contextlib
 import hashlib
 import importlib.machinery
 import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -412,6 +414,17 @@ class ParserTest(unittest.TestCase):
         self.assertEqual(t['pswpout'], 1024)
         self.assertEqual(t['min_free_kb'], 190000)
 
+    def test_vmstat_sample_cut_by_a_kernel_message(self):
+        text = CONSOLE_263.replace(
+            'swap_used_kb=4096 cached_kb=100 pswpin=2',
+            'swap_used_kb=4096hda: task_mulout_intr: status=0x41 { DriveReady Error }\n'
+            'hda: task_mulout_intr: error=0x04 { DriveStatusError }\n cached_kb=100 pswpin=2')
+        p = feed(text)
+        r = vmshm.rates(p.programs['syscall_regs']['vmstat'])
+        self.assertAlmostEqual(r[1]['swap_mb'], 0.0)    # the cut field is lost, not misread
+        self.assertNotIn('pswpout', p.programs['syscall_regs']['vmstat'][1])
+        vmshm.vmstat_totals(p.programs['syscall_regs']['vmstat'])
+
     def test_classic_vmstat_text(self):
         text = ('procs -----------memory---------- ---swap-- -----io----\n'
                 ' r  b   swpd   free   buff  cache   si   so    bi    bo   in    cs us sy id wa\n'
@@ -601,6 +614,51 @@ class DepsTest(unittest.TestCase):
         self.assertIn('tools/deps', (top / '.ci' / 'run').read_text())
         self.assertRegex((top / 'Makefile').read_text(), r'(?m)^deps:\n\ttools/deps$')
         self.assertIn('tools/deps && make test', (top / 'README.md').read_text())
+
+
+class SwapFaultTest(unittest.TestCase):
+    def test_rules_name_each_bad_slot(self):
+        for fault, event in (('write', 'write_aio'), ('read', 'read_aio')):
+            rules = vmshm.blkdebug_rules(fault)
+            self.assertEqual(rules.count('[inject-error]'), len(vmshm.BAD_SWAP_SLOTS))
+            self.assertEqual(rules.count(f'event = "{event}"'), len(vmshm.BAD_SWAP_SLOTS))
+            # never the header (slot 0, sectors 0-7): swapon must work
+            sectors = [int(x) for x in re.findall(r'sector = "(\d+)"', rules)]
+            self.assertTrue(all(s >= 8 and s % 8 == 0 for s in sectors))
+
+    def test_drive(self):
+        with tempfile.TemporaryDirectory() as d:
+            conf = Path(d) / 'blkdebug.conf'
+            drive = vmshm.blkdebug_drive(Path(d) / 'swap.img', 'write', conf)
+            self.assertEqual(drive, f'blkdebug:{conf}:{Path(d) / "swap.img"}')
+            self.assertIn('write_aio', conf.read_text())
+            with self.assertRaises(vmshm.Error):
+                vmshm.blkdebug_drive(Path(d) / 'swap.img', 'flush', conf)
+            cmd = vmshm.qemu_command('bz', 'root.ext2', 'legacy', 256, 1, 'tcg', False,
+                                     [drive, 'd.img'], 'x')
+            self.assertIn(f'file={drive},format=raw,if=ide,index=0,cache=writeback', cmd)
+
+
+class NativeArgsTest(unittest.TestCase):
+    def test_args_reach_the_program(self):
+        with tempfile.TemporaryDirectory() as d:
+            progs = Path(d) / 'progs'
+            progs.mkdir()
+            prog = progs / 'soak'
+            prog.write_text(f'#!/bin/sh\necho "$*" > {d}/args\n'
+                            'printf "KTAP version 1\\n1..1\\nok 1 ran\\n"\n')
+            prog.chmod(0o755)
+            saved = vmshm.BUILD
+            vmshm.BUILD = Path(d) / 'build'
+            vmshm.BUILD.mkdir()
+            try:
+                with contextlib.redirect_stderr(io.StringIO()) as err:
+                    rc = vmshm.main(['native', '--progs', str(progs), '--scenarios', 'soak',
+                                     '--args', 'soak=-t 7 -W 2'])
+            finally:
+                vmshm.BUILD = saved
+            self.assertEqual(rc, 0, err.getvalue())
+            self.assertRegex((Path(d) / 'args').read_text(), r'^-m 64 -d \S+ -t 7 -W 2$')
 
 
 class SelectProgramsTest(unittest.TestCase):

@@ -50,6 +50,7 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 
 #include "vmshm.h"
@@ -68,7 +69,7 @@ static const char *const names[] = {
 };
 
 static long dur_s = 60, nworkers = 4, over_pct = 150, seed = 1;
-static long stall_s = 120, prog_s = 10, child_ops = 300;
+static long stall_s = 120, prog_s = 10, child_ops = 300, swapoff_s;
 static const char *mix_arg;
 
 static const struct vm_opt opts[] = {
@@ -81,6 +82,8 @@ static const struct vm_opt opts[] = {
 	  "no operation done for SEC seconds is a stall (120)" },
 	{ 'p', VM_OPT_LONG, &prog_s, "SEC", "progress line period (10)" },
 	{ 'c', VM_OPT_LONG, &child_ops, "N", "operations of a child (300)" },
+	{ 'W', VM_OPT_LONG, &swapoff_s, "SEC",
+	  "swapoff and swapon again every SEC seconds (0: never)" },
 	{ 'x', VM_OPT_STR, &mix_arg, "MIX",
 	  "operation weights, e.g. trunc=0,fork=5 (names in the figures)" },
 	{ 0 }
@@ -150,6 +153,7 @@ struct shared {
 	volatile uint32_t beat;		/* operations done by anyone */
 	volatile uint32_t locked;	/* pages mlocked or SHM_LOCKed */
 	volatile uint32_t reports;
+	volatile uint32_t swapoffs, swapoff_fail, swapoff_max_ms;
 	uint32_t lock_budget;
 	int nobj;
 	struct obj obj[MAX_OBJ];
@@ -1218,6 +1222,60 @@ static void worker(int w)
 	_exit(myslot()->mismatches ? 1 : 0);
 }
 
+/*
+ * -W: take every swap device away and give it back, again and again,
+ * while the workers run.  swapoff must bring every page of shm, tmpfs
+ * and anonymous memory in from a device the workers keep faulting on;
+ * ENOMEM (the pages do not fit in memory) is a refusal, not a failure.
+ */
+static void swapper(void)
+{
+	char dev[8][128], line[256];
+	int n = 0, i;
+	double t;
+	FILE *f;
+
+	slot_no = MAX_SLOTS - 2;
+	me = getpid();
+	f = fopen("/proc/swaps", "r");
+	while (f && fgets(line, sizeof(line), f) && n < 8)
+		if (line[0] == '/' && sscanf(line, "%127s", dev[n]) == 1)
+			n++;
+	if (f)
+		fclose(f);
+	if (!n) {
+		ktap_diag("-W: no swap device to take away");
+		_exit(0);
+	}
+	while (!sh->stop) {
+		for (t = vm_now_ms(); !sh->stop &&
+		     vm_now_ms() - t < swapoff_s * 1000.0; )
+			vm_sleep_ms(200);
+		for (i = 0; i < n && !sh->stop; i++) {
+			t = vm_now_ms();
+			if (swapoff(dev[i])) {
+				if (errno == EPERM) {
+					ktap_diag("-W: swapoff %s: %s", dev[i],
+						  strerror(errno));
+					_exit(0);
+				}
+				__sync_add_and_fetch(&sh->swapoff_fail, 1);
+				continue;
+			}
+			t = vm_now_ms() - t;
+			__sync_add_and_fetch(&sh->swapoffs, 1);
+			if (t > sh->swapoff_max_ms)
+				sh->swapoff_max_ms = (uint32_t)t;
+			if (swapon(dev[i], 0)) {
+				ktap_diag("-W: swapon %s again: %s", dev[i],
+					  strerror(errno));
+				_exit(1);
+			}
+		}
+	}
+	_exit(0);
+}
+
 /* ---- the parent ---- */
 static void parse_mix(void)
 {
@@ -1414,6 +1472,7 @@ int main(int argc, char **argv)
 	struct vm_vmstat_snap s0, s1;
 	pid_t pid[MAX_SLOTS];
 	int alive[MAX_SLOTS], nalive, w, k, i, st, bad_exit = 0, stalled = 0;
+	int nworkers_all;
 	double t0, now, last_prog, last_beat_t;
 	uint32_t last_beat;
 	long long swaptotal, memtotal;
@@ -1421,9 +1480,10 @@ int main(int argc, char **argv)
 
 	vm_init("soak", argc, argv, opts, summary, 900);
 	parse_mix();
-	if (nworkers < 1 || nworkers >= MAX_SLOTS || dur_s < 1 || over_pct < 10) {
+	if (nworkers < 1 || nworkers > MAX_SLOTS - 2 || dur_s < 1 ||
+	    over_pct < 10) {
 		fprintf(stderr, "soak: -w 1..%d, -t >= 1, -o >= 10\n",
-			MAX_SLOTS - 1);
+			MAX_SLOTS - 2);
 		return 1;
 	}
 	if (vm_cfg.timeout_s < dur_s + 600)
@@ -1509,19 +1569,30 @@ int main(int argc, char **argv)
 
 	vm_vmstat_snap(&s0);
 	t0 = vm_now_ms();
+	nworkers_all = (int)nworkers;
 	for (w = 0; w < nworkers; w++) {
 		pid[w] = vm_fork();
 		if (pid[w] < 0) {
 			ktap_diag("fork worker %d: %s", w, strerror(errno));
 			sh->stop = 1;
 			nworkers = w;
+			nworkers_all = w;
 			break;
 		}
 		if (pid[w] == 0)
 			worker(w);
 		alive[w] = 1;
 	}
-	nalive = nworkers;
+	if (swapoff_s > 0) {
+		pid[nworkers] = vm_fork();
+		if (pid[nworkers] == 0)
+			swapper();
+		if (pid[nworkers] > 0)
+			nworkers_all = nworkers + 1;
+	}
+	for (w = nworkers; w < nworkers_all; w++)
+		alive[w] = 1;
+	nalive = nworkers_all;
 	last_prog = last_beat_t = t0;
 	last_beat = 0;
 	vm_phase("load");
@@ -1541,7 +1612,7 @@ int main(int argc, char **argv)
 			sh->stop = 1;
 			vm_kill_all();
 		}
-		for (w = 0; w < nworkers; w++) {
+		for (w = 0; w < nworkers_all; w++) {
 			if (!alive[w] ||
 			    vm_wait_timeout(pid[w], &st, NULL, 0) != 0)
 				continue;
@@ -1550,8 +1621,9 @@ int main(int argc, char **argv)
 			if (WIFEXITED(st) && WEXITSTATUS(st) <= 1)
 				continue;
 			bad_exit++;
-			ktap_diag("worker %d (pid %d) ended early with %s %d%s",
-				  w, (int)pid[w],
+			ktap_diag("%s %d (pid %d) ended early with %s %d%s",
+				  w < nworkers ? "worker" : "swapper", w,
+				  (int)pid[w],
 				  WIFEXITED(st) ? "exit" : "signal",
 				  WIFEXITED(st) ? WEXITSTATUS(st) :
 				  WTERMSIG(st),
@@ -1567,7 +1639,7 @@ int main(int argc, char **argv)
 			totals(&t);
 			printf("# soak: t=%.0fs ops=%lld checked_mb=%u "
 			       "mismatches=%u children=%u pswpout=%lld "
-			       "pswpin=%lld locked_mb=%u\n",
+			       "pswpin=%lld locked_mb=%u swapoffs=%u\n",
 			       (now - t0) / 1000, sum_ops(&t),
 			       (unsigned)((uint64_t)t.pages_checked * VM_BLK /
 					  VM_MB),
@@ -1575,7 +1647,7 @@ int main(int argc, char **argv)
 			       vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT),
 			       vm_vmstat_delta(&s0, &s1, VMS_PSWPIN),
 			       (unsigned)((uint64_t)sh->locked * VM_BLK /
-					  VM_MB));
+					  VM_MB), sh->swapoffs);
 			last_prog = now;
 		}
 	}
@@ -1599,6 +1671,11 @@ int main(int argc, char **argv)
 	vm_fig_i("pswpout", vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT), "pages");
 	vm_fig_i("pswpin", vm_vmstat_delta(&s0, &s1, VMS_PSWPIN), "pages");
 	vm_fig_i("mismatches", t.mismatches, "");
+	if (swapoff_s > 0) {
+		vm_fig_i("swapoffs", sh->swapoffs, "");
+		vm_fig_i("swapoff_refused", sh->swapoff_fail, "");
+		vm_fig_f("swapoff_max_s", sh->swapoff_max_ms / 1000.0, "s");
+	}
 
 	ktap_result(t.mismatches == 0 && !stalled, names[0],
 		    "%u mismatches in %u pages checked%s", t.mismatches,

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * limits - push the VM to a limit, and see that it ends cleanly.
+ *
+ * Each case runs in a process group of its own and grows one thing
+ * until the kernel says no: an error (ENOMEM, EAGAIN), a signal, or an
+ * OOM kill counted in the kernel log.  The parent watches its progress
+ * counter and ends the case at the first of those (ok), at a bound the
+ * case cannot honestly reach (not ok), or when nothing grew and nothing
+ * was killed for -S seconds (60): a stall, not ok.  A kernel that
+ * starves the parent too is left to the runner's quiet timeout.
+ *
+ *   anon_fill   touch anonymous memory 1 MB at a time, past memory
+ *               and swap (with a small swap disk: swap full; with
+ *               none: no swap);
+ *   fork_file   map a file of -f percent of memory MAP_SHARED, touch
+ *               it, fork children that sleep, until fork fails;
+ *   fork_cow    the same with anonymous memory; each child writes an
+ *               eighth of it (copy on write);
+ *   map_count   map one page of a file at a time, every other one
+ *               read-only so none merge, touching each, until mmap
+ *               fails (vm.max_map_count);
+ *   nonlinear   4096 shared vmas of 16 pages on one file, each made
+ *               nonlinear with remap_file_pages and touched, then the
+ *               file truncated to nothing (a page past EOF must raise
+ *               SIGBUS) and the vmas unmapped;
+ *   disk_write  write() a file in -d until the disk is full: ENOSPC;
+ *   disk_mmap   a sparse file of the free space plus half of memory in
+ *               -d, mapped MAP_SHARED and written page by page (dirty
+ *               pages the disk cannot take, more than memory holds
+ *               when the disk is small), then msync(MS_SYNC) and
+ *               fsync: one of them must report the error (ENOSPC or
+ *               EIO); a SIGBUS or an OOM kill also ends it cleanly.
+ *               Both skip when -d is a tmpfs or has more than 4 GB free.
+ *
+ * Figures per case: count (MB, children, vmas), oom_kills, end_after_s
+ * (from the last step to the end), total_s.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "vmshm.h"
+
+static const char summary[] =
+	"limits: anonymous fill, fork with big file and COW mappings, the\n"
+	"map count, nonlinear vmas: each ends in an error, a signal or an\n"
+	"OOM kill, never a stall";
+
+static const char *const names[] = {
+	"anonymous fill past memory and swap ends cleanly",
+	"fork with a large shared file mapping ends cleanly",
+	"fork with large copy-on-write memory ends cleanly",
+	"vmas up to the map count end cleanly",
+	"thousands of nonlinear vmas on one file, truncated",
+	"write() to a full disk fails with ENOSPC",
+	"dirty shared mapping beyond the free disk space is reported",
+	NULL
+};
+
+static long stall_s = 60, file_pct = 25;
+
+static const struct vm_opt opts[] = {
+	{ 'S', VM_OPT_LONG, &stall_s, "SEC",
+	  "nothing grown and nothing killed for SEC seconds is a stall (60)" },
+	{ 'f', VM_OPT_LONG, &file_pct, "PCT",
+	  "mapping the fork cases share, percent of memory (25)" },
+	{ 0 }
+};
+
+struct state {
+	volatile long count;		/* steps so far */
+	volatile double last_ok;	/* vm_now_ms() of the last step */
+	volatile int err;		/* errno of the call that failed */
+	volatile int bound;		/* the bound was reached */
+	volatile int done;		/* the case finished its own work */
+	volatile int bad;		/* ... and found it wrong (in what) */
+	char what[128];			/* the failed call */
+};
+
+static struct state *cs;
+
+static void step(void)
+{
+	cs->count++;
+	cs->last_ok = vm_now_ms();
+}
+
+static void VM_NORETURN fail_call(const char *what)
+{
+	cs->err = errno ? errno : EINVAL;
+	snprintf(cs->what, sizeof(cs->what), "%s", what);
+	_exit(0);
+}
+
+static void VM_NORETURN sleeper(void)
+{
+	for (;;)
+		pause();
+}
+
+static char *map_file(const char *name, uint64_t bytes, int *fdp)
+{
+	char path[256];
+	char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/limits-%s", vm_cfg.dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		fail_call("open");
+	unlink(path);
+	if (ftruncate(fd, (off_t)bytes))
+		fail_call("ftruncate");
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		fail_call("mmap");
+	if (fdp)
+		*fdp = fd;
+	return p;
+}
+
+static void case_anon_fill(void)
+{
+	uint64_t bound = 2 * (uint64_t)(vm_meminfo_kb("MemTotal") +
+					VM_MAX(vm_meminfo_kb("SwapTotal"), 0)) *
+			 1024;
+	uint64_t done = 0, off;
+
+	while (done < bound) {
+		char *p = mmap(NULL, VM_MB, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			fail_call("mmap");
+		for (off = 0; off < VM_MB; off += vm_pagesize)
+			p[off] = 1;
+		done += VM_MB;
+		step();
+	}
+	cs->bound = 1;
+	_exit(0);
+}
+
+static void fork_until_failure(char *p, uint64_t bytes, int cow)
+{
+	uint64_t off, part = bytes / 8;
+	pid_t pid;
+
+	for (off = 0; off < bytes; off += vm_pagesize)
+		p[off] = 1;
+	while (cs->count < 30000) {
+		pid = fork();
+		if (pid < 0)
+			fail_call("fork");
+		if (pid == 0) {
+			if (cow) {
+				/* a different eighth in each child */
+				uint64_t s = part * (uint64_t)(cs->count % 8);
+
+				for (off = 0; off < part; off += vm_pagesize)
+					p[s + off] = 2;
+			}
+			sleeper();
+		}
+		step();
+	}
+	cs->bound = 1;
+	_exit(0);
+}
+
+static void case_fork_file(void)
+{
+	uint64_t bytes = vm_vsize_cap(vm_mem_bytes() / 100 * file_pct);
+
+	fork_until_failure(map_file("fork", bytes, NULL), bytes, 0);
+}
+
+static void case_fork_cow(void)
+{
+	uint64_t bytes = vm_vsize_cap(vm_mem_bytes() / 100 * file_pct);
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		fail_call("mmap");
+	fork_until_failure(p, bytes, 1);
+}
+
+static void case_map_count(void)
+{
+	long n = 0, pages = 4096;
+	char path[256];
+	char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/limits-maps", vm_cfg.dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		fail_call("open");
+	unlink(path);
+	if (ftruncate(fd, pages * vm_pagesize))
+		fail_call("ftruncate");
+	while (n < 1000000) {
+		p = mmap(NULL, vm_pagesize, n & 1 ? PROT_READ :
+			 PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (n % pages) * vm_pagesize);
+		if (p == MAP_FAILED)
+			fail_call("mmap");
+		(void)*(volatile char *)p;
+		n++;
+		step();
+	}
+	cs->bound = 1;
+	_exit(0);
+}
+
+#define NL_VMAS		4096
+#define NL_PAGES	16
+
+static void case_nonlinear(void)
+{
+	size_t len = NL_PAGES * vm_pagesize;
+	uint64_t bytes = (uint64_t)NL_PAGES * vm_pagesize;
+	char **v = calloc(NL_VMAS, sizeof(char *));
+	uint32_t val;
+	long i, j;
+	int fd;
+
+	if (!v)
+		fail_call("calloc");
+	map_file("nonlinear", bytes, &fd);
+	for (i = 0; i < NL_VMAS; i++) {
+		v[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    0);
+		if (v[i] == MAP_FAILED)
+			fail_call("mmap");
+		/* page j shows file page NL_PAGES - 1 - j */
+		for (j = 0; j < NL_PAGES; j++)
+			if (remap_file_pages(v[i] + j * vm_pagesize,
+					     vm_pagesize, 0,
+					     NL_PAGES - 1 - j, 0))
+				fail_call("remap_file_pages");
+		for (j = 0; j < NL_PAGES; j++)
+			v[i][j * vm_pagesize] = (char)j;
+		step();
+	}
+	if (ftruncate(fd, 0))
+		fail_call("ftruncate to 0");
+	step();
+	vm_sigbus_install(3);
+	if (!vm_read_bus((const volatile uint32_t *)v[NL_VMAS / 2], &val)) {
+		/* 2.6.3 leaves nonlinear ptes past EOF mapped: say so */
+		snprintf(cs->what, sizeof(cs->what),
+			 "page past EOF still mapped after truncate");
+	}
+	for (i = 0; i < NL_VMAS; i++)
+		munmap(v[i], len);
+	step();
+	cs->done = 1;
+	_exit(0);
+}
+
+static void case_disk_write(void)
+{
+	static char buf[1 << 16];
+	char path[256];
+	ssize_t r;
+	long n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/limits-full", vm_cfg.dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		fail_call("open");
+	unlink(path);
+	memset(buf, 0x5a, sizeof(buf));
+	for (n = 1; ; n++) {
+		r = write(fd, buf, sizeof(buf));
+		if (r <= 0)
+			break;
+		if (n % 16 == 0)
+			step();		/* a megabyte */
+	}
+	snprintf(cs->what, sizeof(cs->what), "write returned %ld (%s) "
+		 "after %ld MB", (long)r, r < 0 ? strerror(errno) : "-",
+		 cs->count);
+	cs->bad = !(r < 0 && errno == ENOSPC);
+	cs->done = 1;
+	_exit(0);
+}
+
+static void case_disk_mmap(void)
+{
+	uint64_t avail = vm_fs_avail(vm_cfg.dir);
+	uint64_t bytes = vm_vsize_cap(avail + vm_mem_bytes() / 2);
+	uint64_t off;
+	int fd, r1, r2, e1 = 0, e2 = 0;
+	char *p;
+
+	bytes &= ~(uint64_t)(VM_MB - 1);
+	p = map_file("dirty", bytes, &fd);
+	for (off = 0; off < bytes; off += vm_pagesize) {
+		memset(p + off, 0xa5, 64);
+		if ((off + vm_pagesize) % VM_MB == 0)
+			step();
+	}
+	r1 = msync(p, bytes, MS_SYNC);
+	if (r1)
+		e1 = errno;
+	r2 = fsync(fd);
+	if (r2)
+		e2 = errno;
+	snprintf(cs->what, sizeof(cs->what), "%llu MB on %llu MB free: "
+		 "msync %s, fsync %s", (unsigned long long)(bytes / VM_MB),
+		 (unsigned long long)(avail / VM_MB),
+		 r1 ? strerror(e1) : "0", r2 ? strerror(e2) : "0");
+	cs->bad = !r1 && !r2;
+	step();
+	cs->done = 1;
+	_exit(0);
+}
+
+static void one_case(int idx, const char *fig, void (*fn)(void),
+		     const char *unit)
+{
+	const char *name = names[idx];
+	long oom0, oom1 = -1, last = -1;
+	double t0, t_last, t_oom = 0, now = 0;
+	int st = 0, ended = 0;
+	char key[96];
+	pid_t pid;
+
+	memset(cs, 0, sizeof(*cs));
+	oom0 = vm_oom_kills();
+	vm_phase(name);
+	t0 = vm_now_ms();
+	cs->last_ok = t0;
+	pid = vm_fork();
+	if (pid < 0) {
+		ktap_fail(name, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		fn();
+		_exit(0);
+	}
+	t_last = t0;
+	for (;;) {
+		if (vm_wait_timeout(pid, &st, NULL, 250) == 0) {
+			ended = 1;
+			break;
+		}
+		now = vm_now_ms();
+		if (cs->count != last) {
+			last = cs->count;
+			t_last = now;
+			vm_progress("%s: %ld %s, MemFree %lld kB, SwapFree %lld "
+				    "kB", fig, last, unit,
+				    vm_meminfo_kb("MemFree"),
+				    vm_meminfo_kb("SwapFree"));
+		}
+		if (oom0 >= 0 && now - t_oom >= 1000.0) {
+			t_oom = now;
+			oom1 = vm_oom_kills();
+			if (oom1 > oom0)
+				break;
+		}
+		if (now - t_last > stall_s * 1000.0)
+			break;
+	}
+	now = vm_now_ms();
+	if (oom0 >= 0 && oom1 <= oom0)
+		oom1 = vm_oom_kills();
+	snprintf(key, sizeof(key), "%s_%s", fig, unit);
+	vm_fig_i(key, cs->count, "");
+	snprintf(key, sizeof(key), "%s_oom_kills", fig);
+	vm_fig_i(key, oom0 >= 0 && oom1 >= 0 ? oom1 - oom0 : -1, "count");
+	snprintf(key, sizeof(key), "%s_end_after_s", fig);
+	vm_fig_f(key, (now - cs->last_ok) / 1000.0, "s");
+	snprintf(key, sizeof(key), "%s_total_s", fig);
+	vm_fig_f(key, (now - t0) / 1000.0, "s");
+
+	if (cs->done && cs->bad)
+		ktap_fail(name, "%s", cs->what);
+	else if (cs->done && ended && WIFEXITED(st) && !WEXITSTATUS(st))
+		ktap_ok(name, "done in %.1f s%s%s", (now - t0) / 1000.0,
+			cs->what[0] ? ": " : "", cs->what);
+	else if (oom0 >= 0 && oom1 > oom0)
+		ktap_ok(name, "OOM kill at %ld %s, %.1f s after the last",
+			cs->count, unit, (now - cs->last_ok) / 1000.0);
+	else if (ended && WIFSIGNALED(st))
+		ktap_ok(name, "killed by signal %d at %ld %s", WTERMSIG(st),
+			cs->count, unit);
+	else if (ended && WIFEXITED(st) && cs->bound)
+		ktap_fail(name, "%ld %s and no limit", cs->count, unit);
+	else if (ended && WIFEXITED(st) && cs->err)
+		ktap_ok(name, "%s: %s at %ld %s, %.1f s after the last",
+			cs->what, strerror(cs->err), cs->count, unit,
+			(now - cs->last_ok) / 1000.0);
+	else if (ended)
+		ktap_fail(name, "case exited %d",
+			  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	else
+		ktap_fail(name, "stalled: nothing grown or killed for %ld s "
+			  "at %ld %s, MemFree %lld kB, SwapFree %lld kB",
+			  stall_s, cs->count, unit, vm_meminfo_kb("MemFree"),
+			  vm_meminfo_kb("SwapFree"));
+
+	vm_phase("cleanup");
+	vm_kill_group(pid, ended, fig);
+	/* the next case starts after the kill has given memory back */
+	vm_sleep_ms(2000);
+}
+
+int main(int argc, char **argv)
+{
+	vm_init("limits", argc, argv, opts, summary, 1200);
+	ktap_names(names);
+	if (file_pct < 1 || file_pct > 80)
+		ktap_skip_all("-f within 1..80");
+	/* it fills the machine, not -m: only where it may */
+	if (vm_cfg.mem_mb * 1024 < vm_meminfo_kb("MemTotal") * 9 / 10)
+		ktap_skip_all("-m well below MemTotal: not a machine to fill");
+	cs = mmap(NULL, sizeof(*cs), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (cs == MAP_FAILED)
+		ktap_skip_all("cannot map the shared state");
+	ktap_header(7);
+	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
+	vm_fig_i("swaptotal_kb", vm_meminfo_kb("SwapTotal"), "kB");
+	one_case(0, "anon_fill", case_anon_fill, "mb");
+	one_case(1, "fork_file", case_fork_file, "children");
+	one_case(2, "fork_cow", case_fork_cow, "children");
+	one_case(3, "map_count", case_map_count, "vmas");
+	one_case(4, "nonlinear", case_nonlinear, "steps");
+	if (vm_is_tmpfs(vm_cfg.dir) == 1 || vm_fs_avail(vm_cfg.dir) > 4 * VM_KB * VM_MB) {
+		ktap_skip(names[5], "%s is a tmpfs or too large to fill",
+			  vm_cfg.dir);
+		ktap_skip(names[6], "%s is a tmpfs or too large to fill",
+			  vm_cfg.dir);
+		ktap_exit();
+	}
+	one_case(5, "disk_write", case_disk_write, "mb");
+	one_case(6, "disk_mmap", case_disk_mmap, "mb");
+	ktap_exit();
+}
