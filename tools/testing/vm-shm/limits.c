@@ -25,7 +25,7 @@
  *               file truncated to nothing (a page past EOF must raise
  *               SIGBUS) and the vmas unmapped;
  *   disk_write  write() a file in -d until the disk is full: ENOSPC;
- *   disk_mmap   a sparse file of the free space plus half of memory in
+ *   disk_mmap   a sparse file of the free space plus memory in
  *               -d, mapped MAP_SHARED and written page by page (dirty
  *               pages the disk cannot take, more than memory holds
  *               when the disk is small), then msync(MS_SYNC) and
@@ -66,12 +66,15 @@ static const char *const names[] = {
 };
 
 static long stall_s = 60, file_pct = 25;
+static const char *only;
 
 static const struct vm_opt opts[] = {
 	{ 'S', VM_OPT_LONG, &stall_s, "SEC",
 	  "nothing grown and nothing killed for SEC seconds is a stall (60)" },
 	{ 'f', VM_OPT_LONG, &file_pct, "PCT",
 	  "mapping the fork cases share, percent of memory (25)" },
+	{ 'c', VM_OPT_STR, &only, "CASES",
+	  "only these cases, e.g. anon_fill,fork_cow (the rest SKIP)" },
 	{ 0 }
 };
 
@@ -300,7 +303,7 @@ static void case_disk_write(void)
 static void case_disk_mmap(void)
 {
 	uint64_t avail = vm_fs_avail(vm_cfg.dir);
-	uint64_t bytes = vm_vsize_cap(avail + vm_mem_bytes() / 2);
+	uint64_t bytes = vm_vsize_cap(avail + vm_mem_bytes());
 	uint64_t off;
 	int fd, r1, r2, e1 = 0, e2 = 0;
 	char *p;
@@ -338,6 +341,10 @@ static void one_case(int idx, const char *fig, void (*fn)(void),
 	char key[96];
 	pid_t pid;
 
+	if (only && !strstr(only, fig)) {
+		ktap_skip(name, "not in -c %s", only);
+		return;
+	}
 	memset(cs, 0, sizeof(*cs));
 	oom0 = vm_oom_kills();
 	vm_phase(name);
