@@ -45,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "vmshm.h"
@@ -78,6 +79,8 @@ static const struct vm_opt opts[] = {
 	{ 0 }
 };
 
+#define MAX_PIDS	32768
+
 struct state {
 	volatile long count;		/* steps so far */
 	volatile double last_ok;	/* vm_now_ms() of the last step */
@@ -85,7 +88,10 @@ struct state {
 	volatile int bound;		/* the bound was reached */
 	volatile int done;		/* the case finished its own work */
 	volatile int bad;		/* ... and found it wrong (in what) */
+	volatile int setup;		/* failed before growing anything */
 	char what[128];			/* the failed call */
+	volatile long npids;		/* the case's processes, for OOM */
+	volatile pid_t pids[MAX_PIDS];
 };
 
 static struct state *cs;
@@ -103,8 +109,27 @@ static void VM_NORETURN fail_call(const char *what)
 	_exit(0);
 }
 
-static void VM_NORETURN sleeper(void)
+/* a failure before the case grew anything: not a limit */
+static void VM_NORETURN setup_fail(const char *what)
 {
+	cs->setup = 1;
+	fail_call(what);
+}
+
+static void add_pid(pid_t pid)
+{
+	long n = __sync_fetch_and_add(&cs->npids, 1);
+
+	if (n < MAX_PIDS)
+		cs->pids[n] = pid;
+}
+
+/* a forked child that waits; it must not outlive its case */
+static void VM_NORETURN sleeper(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(0);
 	for (;;)
 		pause();
 }
@@ -118,13 +143,13 @@ static char *map_file(const char *name, uint64_t bytes, int *fdp)
 	snprintf(path, sizeof(path), "%s/limits-%s", vm_cfg.dir, name);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
-		fail_call("open");
+		setup_fail("open");
 	unlink(path);
 	if (ftruncate(fd, (off_t)bytes))
-		fail_call("ftruncate");
+		setup_fail("ftruncate");
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
-		fail_call("mmap");
+		setup_fail("mmap");
 	if (fdp)
 		*fdp = fd;
 	return p;
@@ -155,10 +180,15 @@ static void case_anon_fill(void)
 static void fork_until_failure(char *p, uint64_t bytes, int cow)
 {
 	uint64_t off, part = bytes / 8;
-	pid_t pid;
+	pid_t pid, me = getpid();
+	volatile char sum = 0;
 
+	/* the file is read, not dirtied: writeback has no part in it */
 	for (off = 0; off < bytes; off += vm_pagesize)
-		p[off] = 1;
+		if (cow)
+			p[off] = 1;
+		else
+			sum += p[off];
 	while (cs->count < 30000) {
 		pid = fork();
 		if (pid < 0)
@@ -171,8 +201,9 @@ static void fork_until_failure(char *p, uint64_t bytes, int cow)
 				for (off = 0; off < part; off += vm_pagesize)
 					p[s + off] = 2;
 			}
-			sleeper();
+			sleeper(me);
 		}
+		add_pid(pid);
 		step();
 	}
 	cs->bound = 1;
@@ -193,7 +224,7 @@ static void case_fork_cow(void)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
-		fail_call("mmap");
+		setup_fail("mmap");
 	fork_until_failure(p, bytes, 1);
 }
 
@@ -207,10 +238,10 @@ static void case_map_count(void)
 	snprintf(path, sizeof(path), "%s/limits-maps", vm_cfg.dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
-		fail_call("open");
+		setup_fail("open");
 	unlink(path);
 	if (ftruncate(fd, pages * vm_pagesize))
-		fail_call("ftruncate");
+		setup_fail("ftruncate");
 	while (n < 1000000) {
 		p = mmap(NULL, vm_pagesize, n & 1 ? PROT_READ :
 			 PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -233,37 +264,51 @@ static void case_nonlinear(void)
 	size_t len = NL_PAGES * vm_pagesize;
 	uint64_t bytes = (uint64_t)NL_PAGES * vm_pagesize;
 	char **v = calloc(NL_VMAS, sizeof(char *));
+	long i, j, stale = 0, lost = 0;
 	uint32_t val;
-	long i, j;
 	int fd;
 
 	if (!v)
-		fail_call("calloc");
+		setup_fail("calloc");
 	map_file("nonlinear", bytes, &fd);
 	for (i = 0; i < NL_VMAS; i++) {
 		v[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			    0);
 		if (v[i] == MAP_FAILED)
-			fail_call("mmap");
+			setup_fail("mmap");
 		/* page j shows file page NL_PAGES - 1 - j */
 		for (j = 0; j < NL_PAGES; j++)
 			if (remap_file_pages(v[i] + j * vm_pagesize,
 					     vm_pagesize, 0,
 					     NL_PAGES - 1 - j, 0))
-				fail_call("remap_file_pages");
+				setup_fail("remap_file_pages");
 		for (j = 0; j < NL_PAGES; j++)
 			v[i][j * vm_pagesize] = (char)j;
 		step();
 	}
-	if (ftruncate(fd, 0))
-		fail_call("ftruncate to 0");
+	/*
+	 * Cut the file in half: page j maps file page NL_PAGES - 1 - j, so
+	 * the first half of every vma is past EOF and must raise SIGBUS,
+	 * the second half keeps its data.
+	 */
+	if (ftruncate(fd, bytes / 2))
+		setup_fail("ftruncate to half");
 	step();
 	vm_sigbus_install(3);
-	if (!vm_read_bus((const volatile uint32_t *)v[NL_VMAS / 2], &val)) {
-		/* 2.6.3 leaves nonlinear ptes past EOF mapped: say so */
-		snprintf(cs->what, sizeof(cs->what),
-			 "page past EOF still mapped after truncate");
-	}
+	for (i = 0; i < NL_VMAS; i++)
+		for (j = 0; j < NL_PAGES; j++) {
+			int bus = vm_read_bus((const volatile uint32_t *)
+					      (v[i] + j * vm_pagesize), &val);
+
+			if (j < NL_PAGES / 2 && !bus)
+				stale++;
+			else if (j >= NL_PAGES / 2 &&
+				 (bus || (char)val != (char)j))
+				lost++;
+		}
+	snprintf(cs->what, sizeof(cs->what), "%ld pages past EOF still "
+		 "mapped, %ld below EOF wrong or gone", stale, lost);
+	cs->bad = stale || lost;
 	for (i = 0; i < NL_VMAS; i++)
 		munmap(v[i], len);
 	step();
@@ -282,7 +327,7 @@ static void case_disk_write(void)
 	snprintf(path, sizeof(path), "%s/limits-full", vm_cfg.dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
-		fail_call("open");
+		setup_fail("open");
 	unlink(path);
 	memset(buf, 0x5a, sizeof(buf));
 	for (n = 1; ; n++) {
@@ -331,11 +376,36 @@ static void case_disk_mmap(void)
 	_exit(0);
 }
 
+#define MAX_KILLS	256
+
+/* OOM kills in the log now that were not there before: one of ours? */
+static int killed_ours(pid_t leader, const pid_t *before, int nbefore)
+{
+	pid_t now[MAX_KILLS];
+	int n = vm_oom_killed_pids(now, MAX_KILLS), i, j;
+	long k;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nbefore && before[j] != now[i]; j++)
+			;
+		if (j < nbefore)
+			continue;
+		if (now[i] == leader)
+			return 1;
+		for (k = 0; k < cs->npids && k < MAX_PIDS; k++)
+			if (cs->pids[k] == now[i])
+				return 1;
+	}
+	return 0;
+}
+
 static void one_case(int idx, const char *fig, void (*fn)(void),
 		     const char *unit)
 {
 	const char *name = names[idx];
 	long oom0, oom1 = -1, last = -1;
+	pid_t before[MAX_KILLS];
+	int nbefore, ours = 0;
 	double t0, t_last, t_oom = 0, now = 0;
 	int st = 0, ended = 0;
 	char key[96];
@@ -347,6 +417,7 @@ static void one_case(int idx, const char *fig, void (*fn)(void),
 	}
 	memset(cs, 0, sizeof(*cs));
 	oom0 = vm_oom_kills();
+	nbefore = vm_oom_killed_pids(before, MAX_KILLS);
 	vm_phase(name);
 	t0 = vm_now_ms();
 	cs->last_ok = t0;
@@ -370,15 +441,17 @@ static void one_case(int idx, const char *fig, void (*fn)(void),
 		if (cs->count != last) {
 			last = cs->count;
 			t_last = now;
-			vm_progress("%s: %ld %s, MemFree %lld kB, SwapFree %lld "
-				    "kB", fig, last, unit,
+			vm_progress("%s: %ld %s, MemFree %lld kB, SwapFree "
+				    "%lld kB", fig, last, unit,
 				    vm_meminfo_kb("MemFree"),
 				    vm_meminfo_kb("SwapFree"));
 		}
 		if (oom0 >= 0 && now - t_oom >= 1000.0) {
 			t_oom = now;
 			oom1 = vm_oom_kills();
-			if (oom1 > oom0)
+			/* an OOM kill of another process does not end it */
+			if (oom1 > oom0 && nbefore >= 0 &&
+			    (ours = killed_ours(pid, before, nbefore)))
 				break;
 		}
 		if (now - t_last > stall_s * 1000.0)
@@ -401,9 +474,23 @@ static void one_case(int idx, const char *fig, void (*fn)(void),
 	else if (cs->done && ended && WIFEXITED(st) && !WEXITSTATUS(st))
 		ktap_ok(name, "done in %.1f s%s%s", (now - t0) / 1000.0,
 			cs->what[0] ? ": " : "", cs->what);
-	else if (oom0 >= 0 && oom1 > oom0)
+	else if (cs->setup)
+		ktap_fail(name, "setup failed: %s: %s", cs->what,
+			  strerror(cs->err));
+	else if (ours || (oom1 > oom0 && nbefore >= 0 &&
+			  killed_ours(pid, before, nbefore)))
 		ktap_ok(name, "OOM kill at %ld %s, %.1f s after the last",
 			cs->count, unit, (now - cs->last_ok) / 1000.0);
+	/*
+	 * The OOM killer sends SIGKILL, or SIGTERM to a task with
+	 * CAP_SYS_RAWIO (2.6.3); disk_mmap may get SIGBUS.  Anything else
+	 * is a crash, not a limit.
+	 */
+	else if (ended && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL &&
+		 WTERMSIG(st) != SIGTERM && !(WTERMSIG(st) == SIGBUS &&
+					      !strcmp(fig, "disk_mmap")))
+		ktap_fail(name, "killed by signal %d at %ld %s",
+			  WTERMSIG(st), cs->count, unit);
 	else if (ended && WIFSIGNALED(st))
 		ktap_ok(name, "killed by signal %d at %ld %s", WTERMSIG(st),
 			cs->count, unit);
@@ -449,7 +536,8 @@ int main(int argc, char **argv)
 	one_case(2, "fork_cow", case_fork_cow, "children");
 	one_case(3, "map_count", case_map_count, "vmas");
 	one_case(4, "nonlinear", case_nonlinear, "steps");
-	if (vm_is_tmpfs(vm_cfg.dir) == 1 || vm_fs_avail(vm_cfg.dir) > 4 * VM_KB * VM_MB) {
+	if (vm_is_tmpfs(vm_cfg.dir) == 1 ||
+	    vm_fs_avail(vm_cfg.dir) > 4 * VM_KB * VM_MB) {
 		ktap_skip(names[5], "%s is a tmpfs or too large to fill",
 			  vm_cfg.dir);
 		ktap_skip(names[6], "%s is a tmpfs or too large to fill",
@@ -457,6 +545,12 @@ int main(int argc, char **argv)
 		ktap_exit();
 	}
 	one_case(5, "disk_write", case_disk_write, "mb");
-	one_case(6, "disk_mmap", case_disk_mmap, "mb");
+	/* the mapping must be able to dirty more than the disk takes */
+	if (vm_vsize_cap(vm_fs_avail(vm_cfg.dir) + vm_mem_bytes()) <=
+	    vm_fs_avail(vm_cfg.dir) + vm_mem_bytes() / 4)
+		ktap_skip(names[6], "%s has more room than one mapping can "
+			  "dirty here", vm_cfg.dir);
+	else
+		one_case(6, "disk_mmap", case_disk_mmap, "mb");
 	ktap_exit();
 }

@@ -367,6 +367,21 @@ long long vm_pid_status_kb(pid_t pid, const char *key)
 	return vm_keyed(path, key, 1);
 }
 
+int vm_oom_killed_pids(pid_t *pids, int max)
+{
+	static char buf[1 << 17];
+	const char *p, *key = "Out of Memory: Killed process ";
+	int len, n = 0;
+
+	len = klogctl(3, buf, sizeof(buf) - 1);	/* read all, keep */
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	for (p = buf; n < max && (p = strstr(p, key)); p++)
+		pids[n++] = (pid_t)atol(p + strlen(key));
+	return n;
+}
+
 long vm_oom_kills(void)
 {
 	static char buf[1 << 17];
