@@ -425,6 +425,14 @@ class ParserTest(unittest.TestCase):
         self.assertNotIn('pswpout', p.programs['syscall_regs']['vmstat'][1])
         vmshm.vmstat_totals(p.programs['syscall_regs']['vmstat'])
 
+    def test_boot_flake(self):
+        flake = ('Linux version 2.6.3 (root@host)\n..MP-BIOS bug: 8254 timer not connected to IO-APIC\n'
+                 "Kernel panic: IO-APIC + timer doesn't work! pester mingo@redhat.com\n")
+        self.assertTrue(vmshm.boot_flake(feed(flake)))
+        self.assertFalse(vmshm.boot_flake(feed(CONSOLE_263)))
+        # the same panic after init ran is not a boot flake
+        self.assertFalse(vmshm.boot_flake(feed(CONSOLE_263 + flake)))
+
     def test_classic_vmstat_text(self):
         text = ('procs -----------memory---------- ---swap-- -----io----\n'
                 ' r  b   swpd   free   buff  cache   si   so    bi    bo   in    cs us sy id wa\n'
