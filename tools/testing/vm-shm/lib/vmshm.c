@@ -367,6 +367,55 @@ long long vm_pid_status_kb(pid_t pid, const char *key)
 	return vm_keyed(path, key, 1);
 }
 
+#if defined(__i386__) || defined(__x86_64__)
+#include <sys/io.h>
+
+static int vm_cmos(int reg)
+{
+	outb(reg, 0x70);
+	return inb(0x71);
+}
+
+static int vm_bcd(int v)
+{
+	return (v & 15) + 10 * (v >> 4);
+}
+
+long vm_cmos_seconds(void)
+{
+	static int ok = -1;
+	int tries, s, m, h, s2, bin;
+
+	if (ok < 0)
+		ok = ioperm(0x70, 2, 1) == 0;
+	if (!ok)
+		return -1;
+	for (tries = 0; tries < 1000; tries++) {
+		if (vm_cmos(0x0a) & 0x80)	/* update in progress */
+			continue;
+		s = vm_cmos(0x00);
+		m = vm_cmos(0x02);
+		h = vm_cmos(0x04);
+		s2 = vm_cmos(0x00);
+		if (s != s2)
+			continue;
+		bin = vm_cmos(0x0b) & 0x04;
+		if (!bin) {
+			s = vm_bcd(s);
+			m = vm_bcd(m);
+			h = vm_bcd(h & 0x7f);
+		}
+		return (long)h * 3600 + m * 60 + s;
+	}
+	return -1;
+}
+#else
+long vm_cmos_seconds(void)
+{
+	return -1;
+}
+#endif
+
 int vm_oom_killed_pids(pid_t *pids, int max)
 {
 	static char buf[1 << 17];

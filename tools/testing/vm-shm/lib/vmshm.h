@@ -76,6 +76,12 @@ void vm_progress(const char *fmt, ...) VM_PRINTF(1, 2);	/* <= 1 per 2 s */
 /* ---- time ---- */
 double vm_now_ms(void);		/* monotonic, never goes backwards */
 void vm_sleep_ms(long ms);
+/*
+ * Seconds since midnight by the PC's CMOS clock, which QEMU keeps on
+ * the host's time while the guest's own clock may run fast or slow
+ * (2.6.3 under TCG); -1 without port access (not root, not x86).
+ */
+long vm_cmos_seconds(void);
 
 /* ---- /proc readers; -1 when absent ---- */
 long long vm_meminfo_kb(const char *key);
