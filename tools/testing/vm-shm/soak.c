@@ -1738,20 +1738,24 @@ int main(int argc, char **argv)
 	for (w = nworkers; w < nworkers_all; w++)
 		alive[w] = 1;
 	nalive = nworkers_all;
-	last_prog = last_beat_t = t0;
+	last_prog = last_beat_t = 0;	/* seconds, by elapsed_s() */
 	last_beat = 0;
 	vm_phase("load");
 	while (nalive) {
 		vm_sleep_ms(200);
-		now = vm_now_ms();
-		if (!sh->stop && elapsed_s(t0, now) >= dur_s) {
+		/*
+		 * Every time here by elapsed_s(): 2.6.3's own clock can
+		 * jump by 2^32 us and then stand still under TCG.
+		 */
+		now = elapsed_s(t0, vm_now_ms());
+		if (!sh->stop && now >= dur_s) {
 			sh->stop = 1;
 			vm_phase("workers' final checks");
 		}
 		if (sh->stop && !t_stop)
 			t_stop = now;
 		/* a process in D state cannot be killed or reaped: report it */
-		if (t_stop && now - t_stop > 120000) {
+		if (t_stop && now - t_stop > 120) {
 			ktap_diag("%d processes still there 120 s after the "
 				  "stop: stuck in the kernel", nalive);
 			stuck = nalive;
@@ -1760,7 +1764,7 @@ int main(int argc, char **argv)
 		if (sh->beat != last_beat) {
 			last_beat = sh->beat;
 			last_beat_t = now;
-		} else if (!stalled && now - last_beat_t > stall_s * 1000.0) {
+		} else if (!stalled && now - last_beat_t > stall_s) {
 			ktap_diag("stall: no operation done for %ld s",
 				  stall_s);
 			stalled = 1;
@@ -1793,13 +1797,13 @@ int main(int argc, char **argv)
 				vm_phase("workers' final checks");
 			}
 		}
-		if (now - last_prog >= prog_s * 1000.0 || !nalive) {
+		if (now - last_prog >= prog_s || !nalive) {
 			vm_vmstat_snap(&s1);
 			totals(&t);
 			printf("# soak: t=%.0fs ops=%lld checked_mb=%u "
 			       "mismatches=%u children=%u pswpout=%lld "
 			       "pswpin=%lld locked_mb=%u swapoffs=%u\n",
-			       (now - t0) / 1000, sum_ops(&t),
+			       now, sum_ops(&t),
 			       (unsigned)((uint64_t)t.pages_checked * VM_BLK /
 					  VM_MB),
 			       t.mismatches, t.children,
