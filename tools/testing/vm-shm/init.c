@@ -60,6 +60,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/times.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -146,20 +147,45 @@ static void fatal(const char *fmt, ...)
 /* Milliseconds of CLOCK_MONOTONIC.  2.6.3 can hand out a negative tv_nsec
  * (wall_to_monotonic is not normalised), so add the fields as signed
  * numbers, and never let the result go backwards. */
+/*
+ * Milliseconds, built from steps: a step of the clock more than a second
+ * away from the step of times() (jiffies) is replaced by the latter, as
+ * 2.6.3's clock can leap by about 2^32 us under TCG and then stand still.
+ */
 static int64_t now_ms(void)
 {
-	static int64_t last;
+	static int64_t last, raw_last;
+	static unsigned long jif_last;
+	static int started, jif_ok;
 	struct timespec ts;
-	int64_t ms;
+	int64_t raw, step, jstep;
+	unsigned long jif;
+	clock_t j;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0 &&
 	    clock_gettime(CLOCK_REALTIME, &ts) != 0)
 		return last;
-	ms = (int64_t)ts.tv_sec * 1000 + (int64_t)ts.tv_nsec / 1000000;
-	if (ms < last)
-		ms = last;
-	last = ms;
-	return ms;
+	raw = (int64_t)ts.tv_sec * 1000 + (int64_t)ts.tv_nsec / 1000000;
+	j = times(NULL);
+	jif = (unsigned long)j;
+	if (!started) {
+		started = 1;
+		last = raw;
+	} else {
+		step = raw - raw_last;
+		if (jif_ok && j != (clock_t)-1) {
+			jstep = (int64_t)(jif - jif_last) * 1000 /
+				sysconf(_SC_CLK_TCK);
+			if (step - jstep > 1000 || jstep - step > 1000)
+				step = jstep;
+		}
+		if (step > 0)
+			last += step;
+	}
+	raw_last = raw;
+	jif_ok = j != (clock_t)-1;
+	jif_last = jif;
+	return last;
 }
 
 static void sleep_ms(int64_t ms)

@@ -264,26 +264,35 @@ static void case_nonlinear(void)
 	size_t len = NL_PAGES * vm_pagesize;
 	uint64_t bytes = (uint64_t)NL_PAGES * vm_pagesize;
 	char **v = calloc(NL_VMAS, sizeof(char *));
-	long i, j, stale = 0, lost = 0;
+	long i, j, n, stale = 0, lost = 0;
 	uint32_t val;
 	int fd;
 
 	if (!v)
 		setup_fail("calloc");
 	map_file("nonlinear", bytes, &fd);
-	for (i = 0; i < NL_VMAS; i++) {
-		v[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	for (n = 0; n < NL_VMAS; n++) {
+		v[n] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			    0);
-		if (v[i] == MAP_FAILED)
+		if (v[n] == MAP_FAILED && !n)
 			setup_fail("mmap");
+		if (v[n] == MAP_FAILED)
+			break;		/* a limit: check what there is */
 		/* page j shows file page NL_PAGES - 1 - j */
 		for (j = 0; j < NL_PAGES; j++)
-			if (remap_file_pages(v[i] + j * vm_pagesize,
+			if (remap_file_pages(v[n] + j * vm_pagesize,
 					     vm_pagesize, 0,
 					     NL_PAGES - 1 - j, 0))
-				setup_fail("remap_file_pages");
+				break;
+		if (j < NL_PAGES && !n)
+			setup_fail("remap_file_pages");
+		if (j < NL_PAGES) {
+			/* emulated with a vma a page, it meets the limit */
+			munmap(v[n], len);
+			break;
+		}
 		for (j = 0; j < NL_PAGES; j++)
-			v[i][j * vm_pagesize] = (char)j;
+			v[n][j * vm_pagesize] = (char)j;
 		step();
 	}
 	/*
@@ -292,24 +301,26 @@ static void case_nonlinear(void)
 	 * the second half keeps its data.
 	 */
 	if (ftruncate(fd, bytes / 2))
-		setup_fail("ftruncate to half");
+		fail_call("ftruncate to half");
 	step();
 	vm_sigbus_install(3);
-	for (i = 0; i < NL_VMAS; i++)
+	for (i = 0; i < n; i++)
 		for (j = 0; j < NL_PAGES; j++) {
-			int bus = vm_read_bus((const volatile uint32_t *)
-					      (v[i] + j * vm_pagesize), &val);
+			const volatile unsigned char *b = (const volatile
+				unsigned char *)(v[i] + j * vm_pagesize);
+			int bus = vm_read_bus((const volatile uint32_t *)b,
+					      &val);
 
 			if (j < NL_PAGES / 2 && !bus)
 				stale++;
 			else if (j >= NL_PAGES / 2 &&
-				 (bus || (char)val != (char)j))
+				 (bus || *b != (unsigned char)j))
 				lost++;
 		}
-	snprintf(cs->what, sizeof(cs->what), "%ld pages past EOF still "
-		 "mapped, %ld below EOF wrong or gone", stale, lost);
+	snprintf(cs->what, sizeof(cs->what), "%ld vmas; %ld pages past EOF "
+		 "still mapped, %ld below EOF wrong or gone", n, stale, lost);
 	cs->bad = stale || lost;
-	for (i = 0; i < NL_VMAS; i++)
+	for (i = 0; i < n; i++)
 		munmap(v[i], len);
 	step();
 	cs->done = 1;
@@ -449,8 +460,12 @@ static void one_case(int idx, const char *fig, void (*fn)(void),
 		if (oom0 >= 0 && now - t_oom >= 1000.0) {
 			t_oom = now;
 			oom1 = vm_oom_kills();
-			/* an OOM kill of another process does not end it */
-			if (oom1 > oom0 && nbefore >= 0 &&
+			/*
+			 * Only a kill of one of ours ends it; not gated on the
+			 * count of kill lines, which stays flat once the log
+			 * ring is full of OOM reports.
+			 */
+			if (nbefore >= 0 &&
 			    (ours = killed_ours(pid, before, nbefore)))
 				break;
 		}
@@ -477,8 +492,7 @@ static void one_case(int idx, const char *fig, void (*fn)(void),
 	else if (cs->setup)
 		ktap_fail(name, "setup failed: %s: %s", cs->what,
 			  strerror(cs->err));
-	else if (ours || (oom1 > oom0 && nbefore >= 0 &&
-			  killed_ours(pid, before, nbefore)))
+	else if (ours || (nbefore >= 0 && killed_ours(pid, before, nbefore)))
 		ktap_ok(name, "OOM kill at %ld %s, %.1f s after the last",
 			cs->count, unit, (now - cs->last_ok) / 1000.0);
 	/*

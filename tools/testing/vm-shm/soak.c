@@ -1379,17 +1379,23 @@ static long rtc0 = -1, rtc_days, rtc_last;
  */
 static double elapsed_s(double t0, double now)
 {
+	static double last = -1;
 	long r;
 
 	if (rtc0 < 0)
 		return (now - t0) / 1000;
 	r = vm_cmos_seconds();
-	if (r < 0)
-		return (now - t0) / 1000;
-	if (r < rtc_last)
-		rtc_days++;		/* midnight */
+	if (r < 0)			/* unreadable this time */
+		return last < 0 ? 0 : last;
+	if (r < rtc_last) {
+		if (rtc_last > 80000 && r < 6400)
+			rtc_days++;	/* midnight */
+		else
+			r = rtc_last;	/* a step back: hold */
+	}
 	rtc_last = r;
-	return (double)(r + rtc_days * 86400 - rtc0);
+	last = (double)(r + rtc_days * 86400 - rtc0);
+	return last;
 }
 
 static int test_guest(void)
@@ -1711,7 +1717,8 @@ int main(int argc, char **argv)
 
 	vm_vmstat_snap(&s0);
 	t0 = vm_now_ms();
-	rtc0 = rtc_last = vm_cmos_seconds();
+	/* the guest's CMOS clock only: no port I/O on a real machine's */
+	rtc0 = rtc_last = test_guest() ? vm_cmos_seconds() : -1;
 	if (rtc0 >= 0)
 		ktap_diag("-t counts by the CMOS clock (the host's time)");
 	nworkers_all = (int)nworkers;

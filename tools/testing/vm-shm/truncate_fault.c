@@ -9,17 +9,26 @@
  * checks its whole mapping: every read must raise SIGBUS (a page that
  * reads is a pte the truncate left behind).  The parent extends the file
  * again and the touchers check that every page reads zero (old data is
- * a page the truncate left in the page cache); then the parent fills
+ * a page the truncate left mapped); then the parent fills
  * the file with a new pattern through write() and the next round starts.
  * -r rounds (200), on a tmpfs file and on a file in -d.
  *
- * Found by the soak on 2.6.3: shmem_nopage() returns a page it finds in
- * the page cache without looking at i_size, and vmtruncate() zaps the
- * ptes before truncate_inode_pages() takes the pages out of the cache.
- * A fault in between passes do_no_page()'s truncate_count check (it read
- * the count after the increment) and maps a page truncate is about to
- * drop: it stays mapped past EOF, with the data it had.  filemap_nopage()
- * checks i_size after finding the page, so files on disk do not show it.
+ * Found by the soak on 2.6.3.  vmtruncate() sets i_size, bumps
+ * truncate_count and zaps the ptes, and only then truncate_inode_pages()
+ * drops the pages.  shmem_nopage() maps a page it finds in the page
+ * cache without looking at i_size (shmem_getpage() checks it only on
+ * the way to swap or a new page), so a fault that installs its pte
+ * after the zap has passed that vma maps a page the truncate is about
+ * to drop; do_no_page()'s truncate_count retry does not help, the retry
+ * finds the same page.  truncate_complete_page() then drops it from the
+ * cache although it is mapped: the pte keeps an orphan page, readable
+ * past EOF and, once the file grows back, instead of the new zero page
+ * (so on 2.6.3 stale_data counts the same ptes again).
+ * filemap_nopage() checks i_size, written before truncate_count is
+ * bumped, so faults on a disk file are safe; remap_file_pages() and
+ * MAP_POPULATE (install_page(), which checks neither) are not exercised
+ * here.  On UP the race needs a reschedule inside ftruncate: it is
+ * much rarer there.
  *
  * Figures per file kind: rounds, stale_mapped (pages readable past EOF),
  * stale_data (old data after the file grew back), sigbus_seen.
@@ -60,8 +69,7 @@ static const struct vm_opt opts[] = {
 enum { RUN, CHECK_GONE, CHECK_ZERO, QUIT };
 
 struct shared {
-	volatile int phase;
-	volatile int seq;		/* bumped with each phase change */
+	volatile int state;		/* seq << 2 | phase, in one word */
 	volatile int acked[16];		/* seq each toucher has finished */
 	volatile long stale_mapped, stale_data, sigbus;
 	volatile long first_page, first_round;
@@ -81,13 +89,15 @@ static void toucher(int me, int fd)
 		_exit(2);
 	vm_sigbus_install(3);
 	for (;;) {
-		int phase = sh->phase, seq = sh->seq;
+		/* one load: a phase never pairs with another phase's seq */
+		int st = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
+		int phase = st & 3, seq = st >> 2;
 
 		if (phase == QUIT)
 			_exit(0);
 		if (phase == RUN || seen == seq) {
 			/* race the truncate, or wait for the next phase */
-			for (i = 0; i < npages && sh->seq == seq; i++)
+			for (i = 0; i < npages && sh->state == st; i++)
 				if (vm_read_bus((const volatile uint32_t *)
 						(p + i * vm_pagesize), &v))
 					__sync_add_and_fetch(&sh->sigbus, 1);
@@ -113,19 +123,17 @@ static void toucher(int me, int fd)
 			}
 		}
 		seen = seq;
-		sh->acked[me] = seq;
+		__atomic_store_n(&sh->acked[me], seq, __ATOMIC_RELEASE);
 	}
 }
 
 /* 0 when every toucher has done the phase's check; -1 after 60 s */
 static int set_phase(int phase)
 {
-	int i, seq = sh->seq + 1;
+	int i, seq = (sh->state >> 2) + 1;
 	double t0 = vm_now_ms();
 
-	sh->phase = phase;
-	__sync_synchronize();
-	sh->seq = seq;
+	__atomic_store_n(&sh->state, seq << 2 | phase, __ATOMIC_RELEASE);
 	if (phase == RUN || phase == QUIT)
 		return 0;
 	for (i = 0; i < ntouch; i++)
@@ -194,6 +202,10 @@ static void one_file(int idx, const char *dir, const char *kind)
 			if (vm_pwrite_all(fd, buf, vm_pagesize,
 					  i * vm_pagesize))
 				break;
+		}
+		if (i < npages) {
+			why = strerror(errno);
+			break;
 		}
 		vm_progress("%s: round %ld, %ld stale mapped, %ld stale data",
 			    kind, r + 1, sh->stale_mapped, sh->stale_data);

@@ -26,6 +26,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 
 #include "vmshm.h"
@@ -257,30 +258,31 @@ void vm_progress(const char *fmt, ...)
 /*
  * 2.6.3 does not normalise wall_to_monotonic, so CLOCK_MONOTONIC can come
  * back with a negative tv_nsec.  Normalise it; if the clock is missing
- * use gettimeofday for good; and never return less than last time.
+ * use gettimeofday for good.  Under TCG 2.6.3's clock can also leap by
+ * about 2^32 us and then stand still, while jiffies go on: so the time
+ * is built from steps, and a step of the clock more than a second away
+ * from the step of times() (jiffies) is replaced by the latter.  Never
+ * goes backwards.
  */
-double vm_now_ms(void)
+static double vm_raw_ms(int *ok)
 {
 	static int use_tod = -1;
-	static double last;
 	struct timespec ts;
 	struct timeval tv;
 	long long sec, nsec;
-	double t;
 
+	*ok = 0;
 	if (use_tod != 1) {
-		if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
+		if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
 			use_tod = 0;
-		} else if (use_tod == -1) {
+		else if (use_tod == -1)
 			use_tod = 1;
-		} else {
-			/* worked before: keep the last value */
-			return last;
-		}
+		else
+			return 0;	/* worked before: keep the last value */
 	}
 	if (use_tod == 1) {
 		if (gettimeofday(&tv, NULL) != 0)
-			return last;
+			return 0;
 		sec = tv.tv_sec;
 		nsec = (long long)tv.tv_usec * 1000;
 	} else {
@@ -295,11 +297,46 @@ double vm_now_ms(void)
 		nsec -= 1000000000LL;
 		sec++;
 	}
-	t = (double)sec * 1e3 + (double)nsec / 1e6;
-	if (t < last)
-		t = last;
-	last = t;
-	return t;
+	*ok = 1;
+	return (double)sec * 1e3 + (double)nsec / 1e6;
+}
+
+double vm_now_ms(void)
+{
+	static double last, raw_last;
+	static unsigned long jif_last;
+	static int started, jif_ok;
+	static long tck;
+	double raw, step, jstep;
+	unsigned long jif;
+	clock_t j;
+	int ok;
+
+	raw = vm_raw_ms(&ok);
+	if (!ok)
+		return last;
+	if (!tck)
+		tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	/* 2.6.3 starts jiffies 5 minutes short of a wrap: -1 may be real */
+	j = times(NULL);
+	jif = (unsigned long)j;
+	if (!started) {
+		started = 1;
+		last = raw;
+	} else {
+		step = raw - raw_last;
+		if (jif_ok && j != (clock_t)-1) {
+			jstep = (double)(jif - jif_last) * 1000.0 / tck;
+			if (step - jstep > 1000.0 || jstep - step > 1000.0)
+				step = jstep;
+		}
+		if (step > 0)
+			last += step;
+	}
+	raw_last = raw;
+	jif_ok = j != (clock_t)-1;
+	jif_last = jif;
+	return last;
 }
 
 void vm_sleep_ms(long ms)
@@ -384,28 +421,35 @@ static int vm_bcd(int v)
 long vm_cmos_seconds(void)
 {
 	static int ok = -1;
-	int tries, s, m, h, s2, bin;
+	int tries, s, m, h, s2, b, pm;
 
 	if (ok < 0)
 		ok = ioperm(0x70, 2, 1) == 0;
 	if (!ok)
 		return -1;
 	for (tries = 0; tries < 1000; tries++) {
-		if (vm_cmos(0x0a) & 0x80)	/* update in progress */
+		if (vm_cmos(0x0a) & 0x80) {	/* update in progress */
+			usleep(100);
 			continue;
+		}
 		s = vm_cmos(0x00);
 		m = vm_cmos(0x02);
 		h = vm_cmos(0x04);
 		s2 = vm_cmos(0x00);
 		if (s != s2)
 			continue;
-		bin = vm_cmos(0x0b) & 0x04;
-		if (!bin) {
+		b = vm_cmos(0x0b);
+		pm = h & 0x80;
+		h &= 0x7f;
+		if (!(b & 0x04)) {		/* BCD */
 			s = vm_bcd(s);
 			m = vm_bcd(m);
-			h = vm_bcd(h & 0x7f);
+			h = vm_bcd(h);
 		}
-		return (long)h * 3600 + m * 60 + s;
+		if (!(b & 0x02))		/* 12-hour mode */
+			h = h % 12 + (pm ? 12 : 0);
+		if (s < 60 && m < 60 && h < 24)
+			return (long)h * 3600 + m * 60 + s;
 	}
 	return -1;
 }
@@ -426,8 +470,14 @@ int vm_oom_killed_pids(pid_t *pids, int max)
 	if (len < 0)
 		return -1;
 	buf[len] = 0;
-	for (p = buf; n < max && (p = strstr(p, key)); p++)
+	/* the last @max of them: the ring drops the oldest first */
+	for (p = buf; (p = strstr(p, key)); p++) {
+		if (n == max) {
+			memmove(pids, pids + 1, (max - 1) * sizeof(*pids));
+			n--;
+		}
 		pids[n++] = (pid_t)atol(p + strlen(key));
+	}
 	return n;
 }
 

@@ -91,7 +91,7 @@ long long vm_status_kb(const char *key);	/* /proc/self/status */
 long long vm_pid_status_kb(pid_t pid, const char *key);	/* another's */
 /* "Out of Memory: Killed" lines in the kernel log since boot */
 long vm_oom_kills(void);
-/* the pids of those lines, at most @max; -1 if the log is unreadable */
+/* the pids of those lines, the last @max; -1 if the log is unreadable */
 int vm_oom_killed_pids(pid_t *pids, int max);
 long long vm_proc_long(const char *path);	/* first number of a file */
 /* utime + stime of /proc/<pid>/stat, in clock ticks; -1 on error */
