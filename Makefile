@@ -93,9 +93,9 @@ faults: testcases
 	$(VMSHM) prepare --linux $(LINUX) --variant $(VARIANT)
 	$(VMSHM) build --variant $(VARIANT) --config $(CONFIG)
 	-$(FAULT_RUN) --label limits-$(VARIANT)-$(CONFIG) --data 64 --scenarios limits
-	-$(FAULT_RUN) --label swap32-$(VARIANT)-$(CONFIG) --data 64 --swap 32 --scenarios limits --args 'limits=-c anon_fill,disk_mmap'
-	-$(FAULT_RUN) --label noswap-$(VARIANT)-$(CONFIG) --data 64 --swap 0 --scenarios limits --args 'limits=-c anon_fill,disk_mmap'
-	-$(FAULT_RUN) --label swapoff-$(VARIANT)-$(CONFIG) --scenarios soak --args 'soak=-t 300 -o 80 -W 20'
+	-$(FAULT_RUN) --label swap32-$(VARIANT)-$(CONFIG) --data 64 --swap 32 --scenarios limits --args 'limits=-c anon_fill:disk_mmap'
+	-$(FAULT_RUN) --label noswap-$(VARIANT)-$(CONFIG) --data 64 --swap 0 --scenarios limits --args 'limits=-c anon_fill:disk_mmap'
+	-$(FAULT_RUN) --label swapoff-$(VARIANT)-$(CONFIG) --scenarios soak --args 'soak=-t 300 -W 15'
 	-$(FAULT_RUN) --label oom-locked-$(VARIANT)-$(CONFIG) --scenarios oom_locked
 	for f in none write read; do \
 		$(FAULT_RUN) --label swaperr-$$f-$(VARIANT)-$(CONFIG) --swap-fault $$f --append quiet \
