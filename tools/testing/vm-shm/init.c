@@ -14,6 +14,7 @@
  *   # vmshm: start <prog>
  *       <the program's own output, indented by 4 spaces>
  *   # vmstat: <prog> t_ms=... free_kb=... ...   (one a second, from a child)
+ *       # fig: kernel.<counter> <n> count   (init's, see rmap_counters)
  *   # vmshm: end <prog> exit=<code>|signal=<sig> ms=<ms>
  *   ok N <prog>  |  not ok N <prog>  |  ok N <prog> # SKIP
  *   # vmshm: done
@@ -533,6 +534,41 @@ static void sample(const char *prog, int64_t t0)
 	    field(vm, "pgpgout", 0), field(mi, "LowFree", 1));
 }
 
+/*
+ * The series' counters of reverse mapping walks that reclaim cut short
+ * on a busy lock, over each program, reported among the program's own
+ * figures as kernel.<counter> (-1 on a kernel without them): whether a
+ * scenario left reclaim blind is then in every result.
+ */
+static const char *const rmap_counters[] = {
+	"rmap_file_walks", "rmap_busy_i_shared_sem",
+	"rmap_busy_page_table_lock",
+};
+#define NR_RMAP_COUNTERS (sizeof(rmap_counters) / sizeof(rmap_counters[0]))
+
+static void rmap_snapshot(long long *v)
+{
+	static char vm[8192];
+	size_t i;
+
+	if (read_file("/proc/vmstat", vm, sizeof(vm)) < 0)
+		vm[0] = 0;
+	for (i = 0; i < NR_RMAP_COUNTERS; i++)
+		v[i] = field(vm, rmap_counters[i], 0);
+}
+
+static void rmap_report(const long long *before)
+{
+	long long after[NR_RMAP_COUNTERS];
+	size_t i;
+
+	rmap_snapshot(after);
+	for (i = 0; i < NR_RMAP_COUNTERS; i++)
+		out("    # fig: kernel.%s %lld count", rmap_counters[i],
+		    before[i] >= 0 && after[i] >= 0 ?
+		    after[i] - before[i] : -1);
+}
+
 /* Child of init: one sample a second until SIGTERM, then a last one. */
 static pid_t start_sampler(const char *prog, int64_t t0)
 {
@@ -589,6 +625,7 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	char path[128], mem[32], extra_buf[512];
 	char *argv[MAX_ARGS + 6];
 	struct relay relay = { .len = 0 };
+	long long rmap_before[NR_RMAP_COUNTERS];
 	int pfd[2], argc = 0, eof = 0, done = 0, killed = 0;
 	pid_t pid, sampler, p;
 	int64_t t0, t_done = 0;
@@ -607,6 +644,7 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 
 	if (pipe(pfd) != 0)
 		fatal("pipe: %s", strerror(errno));
+	rmap_snapshot(rmap_before);
 	t0 = now_ms();
 	pid = fork();
 	if (pid < 0)
@@ -675,6 +713,7 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	}
 	relay_flush(&relay);
 	close(pfd[0]);
+	rmap_report(rmap_before);
 
 	if (sampler > 0) {
 		int64_t t = now_ms();
