@@ -563,6 +563,22 @@ class ImageTest(unittest.TestCase):
         self.assertEqual(cmd[0], 'qemu-system-i386')
         self.assertIn('file=s.img,format=raw,if=virtio,index=0,cache=writeback', cmd)
 
+    def test_append_fits_2_6_3(self):
+        # 2.6.3 cuts its command line at 255 characters without a word: a
+        # long scenario list becomes 'all' (the guest carries exactly the
+        # scenarios asked for), anything else too long is an error.
+        many = vmshm.PROGRAMS + ['truncate_fault', 'soak']
+        a = vmshm.kernel_append('legacy', 4096, many, None, {'soak': '-t 300'}, 0, 2)
+        self.assertLessEqual(len(a), vmshm.LEGACY_CMDLINE_MAX)
+        self.assertIn('vmshm.run=all', a.split())
+        self.assertIn('vmshm.args.soak=-t,300', a.split())
+        a = vmshm.kernel_append('modern', 0, many, None, {}, 0, 2)
+        self.assertIn('vmshm.run=' + ','.join(many), a.split())
+        a = vmshm.kernel_append('legacy', 4096, ['soak'], None, {}, 0, 2)
+        self.assertIn('vmshm.run=soak', a.split())
+        with self.assertRaises(vmshm.Error):
+            vmshm.kernel_append('legacy', 4096, ['soak'], None, {'soak': '-x ' + 'a' * 250}, 0, 2)
+
     def test_cpio(self):
         c = vmshm.Cpio()
         c.dir('dev')

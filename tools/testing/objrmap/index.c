@@ -7,11 +7,12 @@
  * The reconstructed mm/vma_index.c is #included below, unmodified, so
  * that the heap order can be checked with its own (static) node_prio();
  * everything else is checked from the outside (lib/index_check.c):
- * parent pointers, in-order sorted by (vm_pgoff, vma address), every
- * subtree maximum.  After every insert and remove the whole tree is
- * checked, and overlap queries through vma_index_foreach() are compared
- * with a brute-force scan of the vmas that are in: the same vmas, in
- * order of vm_pgoff (then address, the index's tie-break).
+ * parent pointers, in-order sorted by (vm_pgoff, last pgoff), every
+ * subtree maximum, the same lists of identical ranges.  After every
+ * insert and remove the whole tree is checked, and overlap queries
+ * through vma_index_foreach() are compared with a brute-force scan of
+ * the vmas that are in: the same vmas, in order of (vm_pgoff, last
+ * pgoff), each range's vmas together.
  *
  * OBJRMAP_SEED (default 1) seeds the random cases.
  */
@@ -113,28 +114,41 @@ static int heap_check(struct vma_index_node *node)
 	return heap_check(node->left) + heap_check(node->right);
 }
 
+/* The walk's order: by range; within a range, any. */
+static int by_range(struct vm_area_struct *x, struct vm_area_struct *y)
+{
+	if (x->vm_pgoff != y->vm_pgoff)
+		return x->vm_pgoff < y->vm_pgoff ? -1 : 1;
+	if (last_of(x) != last_of(y))
+		return last_of(x) < last_of(y) ? -1 : 1;
+	return 0;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	struct vm_area_struct *x = *(struct vm_area_struct **)a;
 	struct vm_area_struct *y = *(struct vm_area_struct **)b;
+	int r = by_range(x, y);
 
-	if (x->vm_pgoff != y->vm_pgoff)
-		return x->vm_pgoff < y->vm_pgoff ? -1 : 1;
+	if (r)
+		return r;
 	return x < y ? -1 : x > y;
 }
 
 /*
  * vma_index_foreach() over [first, last] yields exactly the vmas of the
- * pool that are in and overlap it, in order.  Returns 0 if so.
+ * pool that are in and overlap it, each once, in order of range.
+ * Returns 0 if so.
  */
 static int query(struct pool *p, unsigned long first, unsigned long last)
 {
 	struct vm_area_struct **want = malloc((p->n + 1) * sizeof(*want));
+	struct vm_area_struct **res = malloc((p->n + 1) * sizeof(*res));
 	struct vm_area_struct *v;
 	unsigned long i, nwant = 0, got = 0;
 	int bad = 0;
 
-	if (!want)
+	if (!want || !res)
 		shim_fatal("out of memory");
 	for (i = 0; i < p->n; i++)
 		if (p->in[i] && first_of(&p->vma[i]) <= last &&
@@ -142,25 +156,39 @@ static int query(struct pool *p, unsigned long first, unsigned long last)
 			want[nwant++] = &p->vma[i];
 	qsort(want, nwant, sizeof(*want), by_key);
 	vma_index_foreach(v, &M.i_mmap_index, first, last) {
-		if (got >= nwant || v != want[got]) {
-			ktap_diag("query [%lu, %lu]: result %lu is vma %ld [%lu, %lu], expected %s%ld",
-				  first, last, got, (long)(v - p->vma),
-				  first_of(v), last_of(v),
-				  got >= nwant ? "no more, " : "vma ",
-				  got >= nwant ? (long)nwant :
-				  (long)(want[got] - p->vma));
+		if (v < p->vma || v >= p->vma + p->n) {
+			ktap_diag("query [%lu, %lu]: result %lu is not a vma of the pool",
+				  first, last, got);
 			bad = 1;
 			break;
 		}
+		if (got && by_range(res[got - 1], v) > 0) {
+			ktap_diag("query [%lu, %lu]: result %lu, vma %ld [%lu, %lu], comes after vma %ld [%lu, %lu]",
+				  first, last, got, (long)(v - p->vma),
+				  first_of(v), last_of(v),
+				  (long)(res[got - 1] - p->vma),
+				  first_of(res[got - 1]), last_of(res[got - 1]));
+			bad = 1;
+			break;
+		}
+		res[got] = v;
 		if (++got > p->n)
 			break;		/* a cycle */
 	}
-	if (!bad && got != nwant) {
-		ktap_diag("query [%lu, %lu]: %lu vmas, expected %lu (the next would be vma %ld [%lu, %lu])",
-			  first, last, got, nwant, (long)(want[got] - p->vma),
-			  first_of(want[got]), last_of(want[got]));
-		bad = 1;
+	if (!bad) {
+		qsort(res, got, sizeof(*res), by_key);
+		for (i = 0; i < got && i < nwant; i++)
+			if (res[i] != want[i])
+				break;
+		if (i < got || got != nwant) {
+			ktap_diag("query [%lu, %lu]: %lu vmas, expected %lu; sorted, they differ at %lu: vma %ld against %ld",
+				  first, last, got, nwant, i,
+				  i < got ? (long)(res[i] - p->vma) : -1L,
+				  i < nwant ? (long)(want[i] - p->vma) : -1L);
+			bad = 1;
+		}
 	}
+	free(res);
 	free(want);
 	if (bad)
 		ktap_case_failed = 1;
@@ -298,8 +326,9 @@ static void test_random_ops(void)
 }
 
 /*
- * fork: thousands of vmas with the same range are distinct keys, ordered
- * by address.  Touching neighbours either side must not be returned.
+ * Thousands of vmas with the same range, inserted as mmap does: one node,
+ * the rest on its same list.  Touching neighbours either side must not
+ * be returned.
  */
 static void test_identical_ranges(void)
 {
@@ -635,11 +664,416 @@ static void test_depth(void)
 	CHECK(after > 0 && after <= bound);
 }
 
+/* Tree nodes, not counting the vmas on their same lists. */
+static unsigned long tree_nodes(struct vma_index_node *node)
+{
+	if (!node)
+		return 0;
+	return 1 + tree_nodes(node->left) + tree_nodes(node->right);
+}
+
+/*
+ * fork: vma_index_insert_beside() puts a copy on the list of the range
+ * it copies, right after the original in the walk, without a tree node.
+ * Four generations of copies of 300 random ranges, then random removes
+ * (parents and children, nodes whose list takes their place, listed
+ * vmas), the tree checked and probed after each one.
+ */
+static void test_fork_beside(void)
+{
+	const unsigned long n0 = 300, n = 16 * n0;
+	struct pool p;
+	unsigned long i, k, used = n0, ranges;
+	int gen;
+
+	seed(3);
+	pool_init(&p, n);
+	for (i = 0; i < n0; i++) {
+		random_range(&p, i);
+		insert(&p, i);
+	}
+	if (check_tree(&p, "the first generation"))
+		return;
+	ranges = tree_nodes(M.i_mmap_index.root);
+	for (gen = 1; gen < 5; gen++) {
+		unsigned long parents = used;
+
+		for (i = 0; i < parents; i++) {
+			struct vm_area_struct *v, *after = NULL;
+			unsigned long j = used++;
+
+			if (!p.in[i])
+				continue;
+			set_range(&p, j, first_of(&p.vma[i]),
+				  last_of(&p.vma[i]) - first_of(&p.vma[i]) + 1);
+			vma_index_insert_beside(&p.vma[j], &p.vma[i]);
+			p.in[j] = 1;
+			if (node_in_tree(&p.vma[j].vm_index.node)) {
+				ktap_diag("generation %d: vma %lu, beside %lu, is a tree node",
+					  gen, j, i);
+				ktap_case_failed = 1;
+				return;
+			}
+			vma_index_foreach(v, &M.i_mmap_index,
+					  first_of(&p.vma[i]),
+					  first_of(&p.vma[i])) {
+				if (after == &p.vma[i]) {
+					after = v;
+					break;
+				}
+				after = v;
+			}
+			if (after != &p.vma[j]) {
+				ktap_diag("generation %d: vma %lu does not follow vma %lu in the walk",
+					  gen, j, i);
+				ktap_case_failed = 1;
+				return;
+			}
+		}
+		if (check_tree(&p, "a generation of copies") ||
+		    query(&p, 0, ULONG_MAX) || query(&p, 0, 300))
+			return;
+		CHECK_EQ(tree_nodes(M.i_mmap_index.root), ranges);
+		if (used > n / 2)
+			break;
+	}
+	for (k = 0; k < 4 * used; k++) {
+		i = rnd() % used;
+		if (!p.in[i])
+			continue;
+		remove_vma(&p, i);
+		if (check_tree(&p, "a remove after fork") || probe(&p, i))
+			return;
+	}
+	for (i = 0; i < used; i++)
+		if (p.in[i]) {
+			remove_vma(&p, i);
+			if (check_tree(&p, "emptying after fork"))
+				return;
+		}
+	CHECK(!M.i_mmap_index.root);
+}
+
+/* ---- fork_churn: the kernel's entry points, interleaved ---- */
+
+/* A pool vma with @want for linked, or ULONG_MAX if none turns up. */
+static unsigned long churn_pick(struct pool *p, const char *linked, int want,
+				int linear)
+{
+	int t;
+
+	for (t = 0; t < 256; t++) {
+		unsigned long i = rnd() % p->n;
+
+		if (!!linked[i] != want)
+			continue;
+		if (linear && want &&
+		    (p->vma[i].vm_flags & VM_NONLINEAR))
+			continue;
+		return i;
+	}
+	return ULONG_MAX;
+}
+
+/* Pages of pool vma @i. */
+static unsigned long churn_pages(struct pool *p, unsigned long i)
+{
+	return (p->vma[i].vm_end - p->vma[i].vm_start) >> PAGE_SHIFT;
+}
+
+/*
+ * A range for vma @i: mostly one of a few dozen small ones, so that
+ * most ranges have a node with a list; sometimes any.
+ */
+static void churn_range(struct pool *p, unsigned long i)
+{
+	if (rnd() % 8)
+		set_range(p, i, rnd() % 40, 1 + rnd() % 4);
+	else
+		random_range(p, i);
+}
+
+/* Give the unlinked vma @i a new range, keeping it below ULONG_MAX. */
+static void churn_reshape(struct pool *p, unsigned long i,
+			  struct vm_area_struct *like)
+{
+	struct vm_area_struct *v = &p->vma[i];
+	unsigned long n = churn_pages(p, i), k = 1 + rnd() % 3;
+
+	switch (rnd() % 5) {
+	case 0:		/* mremap grows it in place */
+		if (last_of(v) + k > last_of(v))
+			v->vm_end += k << PAGE_SHIFT;
+		break;
+	case 1:		/* mremap or munmap shrinks it */
+		if (n > k)
+			v->vm_end -= k << PAGE_SHIFT;
+		break;
+	case 2:		/* expand_stack, or vma_merge in front of it */
+		if (v->vm_pgoff >= k) {
+			v->vm_pgoff -= k;
+			v->vm_end += k << PAGE_SHIFT;
+		}
+		break;
+	case 3:		/* onto another vma's range, a node or listed */
+		if (like) {
+			v->vm_pgoff = like->vm_pgoff;
+			v->vm_end = v->vm_start +
+				    (like->vm_end - like->vm_start);
+		}
+		break;
+	default:	/* split_vma() keeping the upper part */
+		if (n > k) {
+			v->vm_pgoff += k;
+			v->vm_end -= k << PAGE_SHIFT;
+		}
+		break;
+	}
+}
+
+/*
+ * Everything the kernel does to a file's index, interleaved at random
+ * through its entry points and in its order: mmap (__vma_index_link),
+ * fork (__vma_index_link_beside, of linear and nonlinear vmas, from a
+ * node or from a listed vma), munmap and exit (__vma_index_unlink),
+ * mremap in place, expand_stack and a split's old vma
+ * (vma_index_begin_change, the range changed, vma_index_end_change),
+ * split_vma (the whole vma copied first, stale links and all, as
+ * "*new = *vma" does, then linked while the old one is out), vma_merge
+ * (prev out, next unlinked, prev back with next's pages), mremap's move
+ * (a copy linked, the old one unlinked) and remap_file_pages (out of
+ * the index, VM_NONLINEAR, onto i_mmap_nonlinear).  Ranges come mostly
+ * from a few dozen, so the changes keep hitting nodes whose list must
+ * take their place, listed vmas, and vmas that land on another node's
+ * range.  Tree, heap order, lists, i_mmap_nonlinear and queries around
+ * the vmas touched are checked after every step.
+ */
+static void test_fork_churn(void)
+{
+	const unsigned long n = 1200, ops = 12000;
+	struct address_space *m;
+	struct pool p;
+	char *linked;
+	unsigned long op, i, j, k, count[9] = { 0 };
+	char what[96];
+
+	seed(4);
+	pool_init(&p, n);
+	init_MUTEX(&M.i_shared_sem);
+	linked = calloc(n, 1);
+	if (!linked)
+		shim_fatal("out of memory");
+	for (op = 0; op < ops && !ktap_case_failed; op++) {
+		unsigned int kind = rnd() % 9;
+
+		i = j = ULONG_MAX;
+		switch (kind) {
+		case 0:		/* mmap */
+			i = churn_pick(&p, linked, 0, 0);
+			if (i == ULONG_MAX)
+				break;
+			k = churn_pick(&p, linked, 1, 0);
+			if (k != ULONG_MAX && rnd() % 3 == 0)
+				set_range(&p, i, first_of(&p.vma[k]),
+					  churn_pages(&p, k));
+			else
+				churn_range(&p, i);
+			down(&M.i_shared_sem);
+			__vma_index_link(&p.vma[i], &M);
+			up(&M.i_shared_sem);
+			break;
+		case 1:		/* fork: beside the parent's vma */
+		case 2:
+			k = churn_pick(&p, linked, 1, 0);
+			i = churn_pick(&p, linked, 0, 0);
+			if (k == ULONG_MAX || i == ULONG_MAX) {
+				i = ULONG_MAX;
+				break;
+			}
+			p.vma[i] = p.vma[k];		/* *tmp = *mpnt */
+			down(&M.i_shared_sem);
+			__vma_index_link_beside(&p.vma[i], &p.vma[k], &M);
+			up(&M.i_shared_sem);
+			j = k;
+			break;
+		case 3:		/* munmap, exit */
+			i = churn_pick(&p, linked, 1, 0);
+			if (i == ULONG_MAX)
+				break;
+			down(&M.i_shared_sem);
+			__vma_index_unlink(&p.vma[i], &M);
+			up(&M.i_shared_sem);
+			p.in[i] = linked[i] = 0;
+			count[kind]++;
+			snprintf(what, sizeof(what), "op %lu: unlink vma %lu",
+				 op, i);
+			check_tree(&p, what);
+			check_nonlinear(&p, linked, what);
+			i = ULONG_MAX;
+			break;
+		case 4:		/* mremap in place, expand_stack */
+			i = churn_pick(&p, linked, 1, 0);
+			if (i == ULONG_MAX)
+				break;
+			k = churn_pick(&p, linked, 1, 0);
+			m = vma_index_begin_change(&p.vma[i]);
+			p.in[i] = linked[i] = 0;
+			snprintf(what, sizeof(what),
+				 "op %lu: begin_change vma %lu", op, i);
+			if (check_tree(&p, what) ||
+			    check_nonlinear(&p, linked, what))
+				break;
+			churn_reshape(&p, i, k == ULONG_MAX ? NULL : &p.vma[k]);
+			vma_index_end_change(&p.vma[i], m);
+			break;
+		case 5:		/* split_vma */
+			i = churn_pick(&p, linked, 1, 0);
+			j = churn_pick(&p, linked, 0, 0);
+			if (i == ULONG_MAX || j == ULONG_MAX ||
+			    churn_pages(&p, i) < 2) {
+				i = j = ULONG_MAX;
+				break;
+			}
+			p.vma[j] = p.vma[i];		/* *new = *vma */
+			m = vma_index_begin_change(&p.vma[i]);
+			p.in[i] = linked[i] = 0;
+			k = 1 + rnd() % (churn_pages(&p, i) - 1);
+			if (rnd() % 2) {		/* new_below */
+				p.vma[j].vm_end = k << PAGE_SHIFT;
+				p.vma[i].vm_pgoff += k;
+				p.vma[i].vm_end -= k << PAGE_SHIFT;
+			} else {
+				p.vma[j].vm_pgoff += k;
+				p.vma[j].vm_end -= k << PAGE_SHIFT;
+				p.vma[i].vm_end = k << PAGE_SHIFT;
+			}
+			__vma_index_link(&p.vma[j], m);	/* __insert_vm_struct */
+			p.in[j] = !(p.vma[j].vm_flags & VM_NONLINEAR);
+			linked[j] = 1;
+			vma_index_end_change(&p.vma[i], m);
+			break;
+		case 6:		/* vma_merge: prev grows over next */
+			i = churn_pick(&p, linked, 1, 1);
+			j = churn_pick(&p, linked, 1, 1);
+			if (i == ULONG_MAX || j == ULONG_MAX || i == j) {
+				i = j = ULONG_MAX;
+				break;
+			}
+			m = vma_index_begin_change(&p.vma[i]);
+			p.in[i] = linked[i] = 0;
+			if (last_of(&p.vma[i]) + churn_pages(&p, j) >
+			    last_of(&p.vma[i]))
+				p.vma[i].vm_end += p.vma[j].vm_end -
+						   p.vma[j].vm_start;
+			__vma_index_unlink(&p.vma[j], m);
+			p.in[j] = linked[j] = 0;
+			vma_index_end_change(&p.vma[i], m);
+			k = j;
+			j = ULONG_MAX;
+			snprintf(what, sizeof(what),
+				 "op %lu: vma %lu merged over vma %lu",
+				 op, i, k);
+			break;
+		case 7:		/* mremap moves it: copy in, old out */
+			i = churn_pick(&p, linked, 1, 0);
+			j = churn_pick(&p, linked, 0, 0);
+			if (i == ULONG_MAX || j == ULONG_MAX) {
+				i = j = ULONG_MAX;
+				break;
+			}
+			p.vma[j] = p.vma[i];		/* init_moved_vma() */
+			k = rnd() % churn_pages(&p, i);
+			p.vma[j].vm_pgoff += k;
+			p.vma[j].vm_end = (churn_pages(&p, i) - k +
+					   rnd() % 3) << PAGE_SHIFT;
+			if (!p.vma[j].vm_end ||
+			    last_of(&p.vma[j]) < first_of(&p.vma[j]))
+				p.vma[j].vm_end = PAGE_SIZE;
+			down(&M.i_shared_sem);
+			__vma_index_link(&p.vma[j], &M);
+			up(&M.i_shared_sem);
+			p.in[j] = !(p.vma[j].vm_flags & VM_NONLINEAR);
+			linked[j] = 1;
+			down(&M.i_shared_sem);
+			__vma_index_unlink(&p.vma[i], &M);
+			up(&M.i_shared_sem);
+			p.in[i] = linked[i] = 0;
+			k = i;
+			i = j;
+			j = ULONG_MAX;
+			break;
+		default:	/* remap_file_pages makes it nonlinear */
+			i = churn_pick(&p, linked, 1, 1);
+			if (i == ULONG_MAX)
+				break;
+			down(&M.i_shared_sem);
+			__vma_index_unlink(&p.vma[i], &M);
+			p.vma[i].vm_flags |= VM_NONLINEAR;
+			__vma_index_link(&p.vma[i], &M);
+			up(&M.i_shared_sem);
+			break;
+		}
+		if (ktap_case_failed)
+			break;
+		if (i == ULONG_MAX)
+			continue;
+		count[kind]++;
+		p.in[i] = !(p.vma[i].vm_flags & VM_NONLINEAR);
+		linked[i] = 1;
+		if (kind != 6)
+			snprintf(what, sizeof(what), "op %lu: kind %u, vma %lu",
+				 op, kind, i);
+		if (check_tree(&p, what) || check_nonlinear(&p, linked, what) ||
+		    probe(&p, i) || (j != ULONG_MAX && probe(&p, j)))
+			break;
+		if (kind == 1 && p.in[i]) {
+			struct vm_area_struct *v, *prev = NULL;
+
+			/* the copy comes right after its parent's vma */
+			vma_index_foreach(v, &M.i_mmap_index,
+					  first_of(&p.vma[j]),
+					  first_of(&p.vma[j])) {
+				if (prev == &p.vma[j])
+					break;
+				prev = v;
+			}
+			if (v != &p.vma[i] || prev != &p.vma[j]) {
+				ktap_diag("%s: the copy does not follow vma %lu",
+					  what, j);
+				ktap_case_failed = 1;
+				break;
+			}
+		}
+	}
+	ktap_diag("steps: mmap %lu, fork %lu, munmap %lu, change %lu",
+		  count[0], count[1] + count[2], count[3], count[4]);
+	ktap_diag("steps: split %lu, merge %lu, move %lu, nonlinear %lu",
+		  count[5], count[6], count[7], count[8]);
+	for (i = 0; i < n && !ktap_case_failed; i++)
+		if (linked[i]) {
+			down(&M.i_shared_sem);
+			__vma_index_unlink(&p.vma[i], &M);
+			up(&M.i_shared_sem);
+			p.in[i] = linked[i] = 0;
+			if (i % 16 == 0 &&
+			    (check_tree(&p, "emptying after the churn") ||
+			     check_nonlinear(&p, linked, "emptying")))
+				break;
+		}
+	if (!ktap_case_failed) {
+		CHECK(!M.i_mmap_index.root);
+		CHECK(list_empty(&M.i_mmap_nonlinear));
+	}
+	free(linked);
+}
+
 #define CASE(fn) { &#fn[5], fn }	/* without "test_" */
 
 static const struct ktap_case cases[] = {
 	CASE(test_random_ops),
 	CASE(test_identical_ranges),
+	CASE(test_fork_beside),
+	CASE(test_fork_churn),
 	CASE(test_touching_ranges),
 	CASE(test_extremes),
 	CASE(test_link_and_change),

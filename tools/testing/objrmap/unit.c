@@ -624,6 +624,7 @@ static void test_unmap_busy_i_shared_sem(void)
 	struct vm_area_struct *a;
 	struct page *page;
 	struct holder h;
+	unsigned long walks, busy;
 	double t;
 
 	setup();
@@ -631,13 +632,20 @@ static void test_unmap_busy_i_shared_sem(void)
 	a = mkvma(0, mm[0], SLOT(1), 4, 0, VM_READ);
 	world_map(mm[0], addr_of(a, 1), page, 0);
 	hold(&h, HOLD_SEM, &F.mapping.i_shared_sem);
+	walks = shim_page_state.rmap_file_walks;
+	busy = shim_page_state.rmap_busy_i_shared_sem;
 	t = now();
 	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
 	CHECK(now() - t < 1.0);			/* did not wait for it */
 	CHECK(maps(mm[0], addr_of(a, 1), page));
 	CHECK_EQ(F.mapping.i_shared_sem.trylocks, 1);
+	/* /proc/vmstat's counters: one walk, stopped by the busy lock */
+	CHECK_EQ(shim_page_state.rmap_file_walks - walks, 1);
+	CHECK_EQ(shim_page_state.rmap_busy_i_shared_sem - busy, 1);
 	release(&h);
 	CHECK_SWAP(reclaim_unmap(page), SWAP_SUCCESS);
+	CHECK_EQ(shim_page_state.rmap_file_walks - walks, 2);
+	CHECK_EQ(shim_page_state.rmap_busy_i_shared_sem - busy, 1);
 	check_world();
 }
 
@@ -646,6 +654,7 @@ static void test_unmap_busy_page_table_lock(void)
 	struct vm_area_struct *a, *b, *c;
 	struct page *page;
 	struct holder h;
+	unsigned long busy;
 	double t;
 
 	setup();
@@ -657,9 +666,11 @@ static void test_unmap_busy_page_table_lock(void)
 	world_map(mm[1], addr_of(b, 2), page, 0);
 	world_map(mm[2], addr_of(c, 2), page, 0);
 	hold(&h, HOLD_SPIN, &mm[1]->page_table_lock);
+	busy = shim_page_state.rmap_busy_page_table_lock;
 	t = now();
 	CHECK_SWAP(reclaim_unmap(page), SWAP_AGAIN);
 	CHECK(now() - t < 1.0);
+	CHECK_EQ(shim_page_state.rmap_busy_page_table_lock - busy, 1);
 	CHECK(!maps(mm[0], addr_of(a, 2), page));	/* the others went */
 	CHECK(!maps(mm[2], addr_of(c, 2), page));
 	CHECK_EQ(mm[0]->rss, 0);

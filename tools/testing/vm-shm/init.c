@@ -31,6 +31,9 @@
  *   vmshm.timeout=S                kill a program after S seconds (0: never)
  *   vmshm.sysctl=path:val,...      write val to /proc/sys/<path> first, e.g.
  *                                  vmshm.sysctl=vm/vm_cache_scan_ratio:0
+ *   vmshm.sysrq=S                  when a program prints nothing for S
+ *                                  seconds, have the kernel dump its tasks
+ *                                  (SysRq t, if built in), once a program
  *   vmshm.disks=N                  wait up to 5 s for N vm-shm disks to
  *                                  appear (after loading modules)
  *
@@ -569,6 +572,29 @@ static void rmap_report(const long long *before)
 		    after[i] - before[i] : -1);
 }
 
+/*
+ * A program that went silent may be stuck in the kernel: the task dump
+ * of SysRq t (CONFIG_MAGIC_SYSRQ) shows where, on the console.
+ */
+static void dump_tasks(const char *prog, long silent_s)
+{
+	int fd;
+
+	out("# vmshm: %s silent for %ld s: SysRq t", prog, silent_s);
+	fd = open("/proc/sys/kernel/sysrq", O_WRONLY);
+	if (fd >= 0) {
+		write_all(fd, "1", 1);
+		close(fd);
+	}
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd < 0) {
+		out("# vmshm: no /proc/sysrq-trigger: %s", strerror(errno));
+		return;
+	}
+	write_all(fd, "t", 1);
+	close(fd);
+}
+
 /* Child of init: one sample a second until SIGTERM, then a last one. */
 static pid_t start_sampler(const char *prog, int64_t t0)
 {
@@ -620,7 +646,7 @@ static void relay_bytes(struct relay *r, const char *p, size_t n)
 }
 
 static void run_prog(const char *name, long mem_mb, const char *extra,
-		     long timeout_s, struct prog_result *res)
+		     long timeout_s, long sysrq_s, struct prog_result *res)
 {
 	char path[128], mem[32], extra_buf[512];
 	char *argv[MAX_ARGS + 6];
@@ -628,8 +654,8 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	long long rmap_before[NR_RMAP_COUNTERS];
 	int pfd[2], argc = 0, eof = 0, done = 0, killed = 0;
 	pid_t pid, sampler, p;
-	int64_t t0, t_done = 0;
-	int st;
+	int64_t t0, t_done = 0, t_out;
+	int st, dumped = 0;
 
 	snprintf(path, sizeof(path), "/bin/%s", name);
 	snprintf(mem, sizeof(mem), "%ld", mem_mb);
@@ -667,6 +693,7 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	sampler = start_sampler(name, t0);
 
 	res->timed_out = 0;
+	t_out = t0;
 	while (!(done && eof)) {
 		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
 		char chunk[2048];
@@ -674,8 +701,10 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 		if (!eof && poll(&pf, 1, 250) > 0) {
 			ssize_t n = read(pfd[0], chunk, sizeof(chunk));
 
-			if (n > 0)
+			if (n > 0) {
 				relay_bytes(&relay, chunk, n);
+				t_out = now_ms();
+			}
 			else if (n == 0 || errno != EINTR)
 				eof = 1;
 		} else if (eof) {
@@ -704,6 +733,11 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			killed = res->timed_out = 1;
+		}
+		if (!done && !dumped && sysrq_s > 0 &&
+		    now_ms() - t_out > sysrq_s * 1000) {
+			dump_tasks(name, sysrq_s);
+			dumped = 1;
 		}
 		if (done && !eof && now_ms() - t_done > 5000) {
 			out("# vmshm: %s: output pipe still open 5 s after exit",
@@ -767,7 +801,7 @@ int main(void)
 	static char list[4096], run[1024], mi[4096];
 	char *progs[MAX_PROGS];
 	int nprogs, i;
-	long mem_mb, timeout_s;
+	long mem_mb, timeout_s, sysrq_s;
 
 	setup_console();
 	if (getpid() != 1)
@@ -800,6 +834,7 @@ int main(void)
 	read_file("/proc/meminfo", mi, sizeof(mi));
 	mem_mb = option_long("vmshm.mem", field(mi, "MemTotal", 1) / 1024);
 	timeout_s = option_long("vmshm.timeout", 0);
+	sysrq_s = option_long("vmshm.sysrq", 0);
 	if (!option("vmshm.run", run, sizeof(run)) || !strcmp(run, "all")) {
 		if (read_file("/etc/vmshm/programs", list, sizeof(list)) < 0)
 			fatal("no /etc/vmshm/programs and no vmshm.run=");
@@ -821,7 +856,7 @@ int main(void)
 		if (!option(key, extra, sizeof(extra)))
 			extra[0] = 0;
 		out("# vmshm: start %s", progs[i]);
-		run_prog(progs[i], mem_mb, extra, timeout_s, &res);
+		run_prog(progs[i], mem_mb, extra, timeout_s, sysrq_s, &res);
 		st = res.status;
 		if (WIFEXITED(st)) {
 			out("# vmshm: end %s exit=%d ms=%lld", progs[i],

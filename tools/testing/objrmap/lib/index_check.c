@@ -18,6 +18,41 @@ static unsigned long last_pgoff(struct vm_area_struct *vma)
 	return vma->vm_pgoff + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT) - 1;
 }
 
+/*
+ * The vmas on @node's same list: consistent links, @vma's range exactly,
+ * at most @max of them (a cycle that misses the node).  Returns how many.
+ */
+static unsigned long check_same(struct vma_index_node *node,
+				struct vm_area_struct *vma, unsigned long max,
+				int *bad)
+{
+	struct list_head *head = &node->same, *pos;
+	unsigned long n = 0;
+
+	for (pos = head->next; pos != head; pos = pos->next) {
+		struct vm_area_struct *other = container_of(pos,
+				struct vm_area_struct, vm_index.node.same);
+
+		if (pos->next->prev != pos || pos->prev->next != pos) {
+			report(bad, "index: vma %p (pgoff %lu): its same list's links are inconsistent",
+			       (void *)vma, vma->vm_pgoff);
+			break;
+		}
+		if (++n > max) {
+			report(bad, "index: vma %p (pgoff %lu): more than %lu on its same list, a cycle?",
+			       (void *)vma, vma->vm_pgoff, max);
+			break;
+		}
+		if (other->vm_pgoff != vma->vm_pgoff ||
+		    last_pgoff(other) != last_pgoff(vma))
+			report(bad, "index: vma %p [%lu, %lu] on the same list of vma %p [%lu, %lu]",
+			       (void *)other, other->vm_pgoff,
+			       last_pgoff(other), (void *)vma, vma->vm_pgoff,
+			       last_pgoff(vma));
+	}
+	return n;
+}
+
 /* One subtree of index_check(): returns its true maximum last pgoff. */
 static unsigned long check_node(struct vma_index_node *node,
 				struct vma_index_node *parent,
@@ -42,12 +77,14 @@ static unsigned long check_node(struct vma_index_node *node,
 			max = m;
 	}
 	if (*prev && ((*prev)->vm_pgoff > vma->vm_pgoff ||
-		      ((*prev)->vm_pgoff == vma->vm_pgoff && *prev >= vma)))
-		report(bad, "index: out of order: vma %p (pgoff %lu) before vma %p (pgoff %lu)",
-		       (void *)*prev, (*prev)->vm_pgoff, (void *)vma,
-		       vma->vm_pgoff);
+		      ((*prev)->vm_pgoff == vma->vm_pgoff &&
+		       last_pgoff(*prev) >= last)))
+		report(bad, "index: out of order: vma %p [%lu, %lu] before vma %p [%lu, %lu]",
+		       (void *)*prev, (*prev)->vm_pgoff, last_pgoff(*prev),
+		       (void *)vma, vma->vm_pgoff, last);
 	*prev = vma;
 	(*count)++;
+	*count += check_same(node, vma, 1UL << 24, bad);
 	if (node->right) {
 		m = check_node(node->right, node, prev, count, depth + 1,
 			       maxdepth, bad);

@@ -11,10 +11,12 @@
 
 /*
  * Parent pointers agree with the child pointers (the root's is NULL);
- * in order, the vmas are sorted by (vm_pgoff, vma address), strictly;
- * every node's max_last is the largest last pgoff of its subtree.  Each
- * violation is printed as a KTAP diagnostic; returns their number.
- * *@count (if not NULL) gets the number of nodes, *@depth (if not NULL)
+ * in order, the nodes are sorted by (vm_pgoff, last pgoff), strictly;
+ * every node's max_last is the largest last pgoff of its subtree; the
+ * vmas on a node's same list have its range, with consistent links.
+ * Each violation is printed as a KTAP diagnostic; returns their number.
+ * *@count (if not NULL) gets the number of vmas, nodes and listed ones,
+ * *@depth (if not NULL)
  * the depth of the deepest one (the root's is 1).  Caller holds
  * i_shared_sem or is alone.
  */

@@ -147,19 +147,37 @@ void world_vma_unlink(struct vm_area_struct *vma)
 	up(&mapping->i_shared_sem);
 }
 
-/* Is @vma in @index?  Searched by its key, as vma_index_insert() does. */
+static unsigned long vma_last(struct vm_area_struct *vma)
+{
+	return vma->vm_pgoff + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT) - 1;
+}
+
+/*
+ * Is @vma in @index?  Its range searched by key, as vma_index_insert()
+ * does, then the same list of the node with that range.
+ */
 static int index_holds(struct vma_index *index, struct vm_area_struct *vma)
 {
 	struct vma_index_node *node = index->root;
+	unsigned long last = vma_last(vma);
 
 	while (node) {
 		struct vm_area_struct *other =
 			container_of(node, struct vm_area_struct, vm_index.node);
 
-		if (other == vma)
-			return 1;
+		if (other->vm_pgoff == vma->vm_pgoff &&
+		    vma_last(other) == last) {
+			if (other == vma)
+				return 1;
+			list_for_each_entry(other, &node->same,
+					    vm_index.node.same)
+				if (other == vma)
+					return 1;
+			return 0;
+		}
 		if (vma->vm_pgoff < other->vm_pgoff ||
-		    (vma->vm_pgoff == other->vm_pgoff && vma < other))
+		    (vma->vm_pgoff == other->vm_pgoff &&
+		     last < vma_last(other)))
 			node = node->left;
 		else
 			node = node->right;

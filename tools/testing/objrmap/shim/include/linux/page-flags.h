@@ -108,6 +108,9 @@ struct page_state {
 	unsigned long pgdeactivate;
 	unsigned long pgsteal;
 	unsigned long kswapd_steal;
+	unsigned long rmap_file_walks;
+	unsigned long rmap_busy_i_shared_sem;
+	unsigned long rmap_busy_page_table_lock;
 };
 extern struct page_state shim_page_state;
 
