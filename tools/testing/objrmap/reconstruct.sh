@@ -10,9 +10,10 @@
 # make rebuilds what depends on them only then.  OUTDIR/PATCHES lists the
 # patches that contributed.
 #
-# Fails loudly if the series or a patch it lists is missing, if a hunk
-# does not apply exactly (no fuzz), or if a file ends up absent.
-# Needs filterdiff (patchutils) and GNU patch.
+# The series is read by tools/vmshm series, the reader everything else
+# uses.  Fails loudly if the series or a patch it lists is missing, if a
+# hunk does not apply exactly (no fuzz), or if a file ends up absent.
+# Needs python3, filterdiff (patchutils) and GNU patch.
 set -eu
 
 die() { echo "reconstruct.sh: $*" >&2; exit 1; }
@@ -32,23 +33,13 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/tree"
 : > "$tmp/PATCHES"
 
-lineno=0
-while IFS= read -r line || [ -n "$line" ]; do
-	lineno=$((lineno + 1))
-	line=${line%%#*}			# quilt: comments
-	set -f; set -- $line; set +f
-	[ $# -gt 0 ] || continue
-	name=$1
-	shift
-	strip=1
-	for opt in "$@"; do
-		case $opt in
-		-p[0-9]) strip=${opt#-p} ;;
-		*) die "$series:$lineno: $name: option $opt not understood" ;;
-		esac
-	done
+# The series as the project's one reader reads it (tools/vmshm series):
+# "STRIP NAME" a line, in order.
+python3 "$repo/tools/vmshm" series --strip --patches "$repo/patches" > "$tmp/series" ||
+	die "cannot read $series"
+while read -r strip name; do
 	file=$repo/patches/$name
-	[ -f "$file" ] || die "$series:$lineno: $name is listed but $file does not exist"
+	[ -f "$file" ] || die "$series: $name is listed but $file does not exist"
 	set --
 	for f in $FILES; do set -- "$@" -i "$f"; done
 	filterdiff -p"$strip" "$@" "$file" > "$tmp/hunks" ||
@@ -60,7 +51,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 		die "the hunks of $name that touch $FILES do not apply (in series order, no fuzz)"
 	fi
 	echo "$name" >> "$tmp/PATCHES"
-done < "$series"
+done < "$tmp/series"
 
 for f in $FILES; do
 	[ -f "$tmp/tree/$f" ] || die "no patch in $series creates $f"

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/bisect-series: prove the VM series is bisectable.  Apply it to a
+2.6.3 tree, then build and boot every step from the vanilla point (all
+toolchain patches) to the whole series, one commit at a time.
+
+The toolchain patches are not bisected one by one: 2.6.3 does not build
+with gcc 12 until all of them are in, which is why they exist.  Each
+step builds incrementally in build/bisect/obj-CONFIG and boots with the
+runner; a table of the steps is printed at the end.
+"""
+
+import shutil
+
+from . import kbuild, series, tree
+from .common import LAYOUT, Error, log, rel
+
+
+def step_commits(work, ntool):
+    """[(commit, subject)] of the steps: the vanilla point (the commit of
+    the last toolchain patch), then one a VM patch.  work's FETCH_HEAD is
+    the prepared branch: the import commit, then one commit a patch."""
+    out = tree.git(work, 'log', '--reverse', '--format=%H %s', 'FETCH_HEAD')
+    rows = [line.partition(' ') for line in out.split('\n') if line]
+    return [(commit, subject) for commit, _, subject in rows[ntool:]]
+
+
+def checkout(layout):
+    """build/bisect/src: a clone of the prepared branch, at its head."""
+    src = layout.build / 'src' / 'patched'
+    work = layout.build / 'bisect' / 'src'
+    work.parent.mkdir(parents=True, exist_ok=True)
+    if not (work / '.git').is_dir():
+        tree.git(layout.build, 'clone', '-q', '--shared', str(src), str(work))
+    tree.git(work, 'fetch', '-q', str(src), 'HEAD')
+    return work
+
+
+def build_step(work, obj, logfile):
+    """oldconfig (the step may add options) and bzImage; True if built."""
+    make = kbuild.make_command(work, obj)
+    try:
+        kbuild.oldconfig(make, logfile)
+    except Error:
+        return False
+    return kbuild.make_bzimage(make, logfile)
+
+
+def bisect(linux, config, scenarios, boot_step, layout=LAYOUT):
+    """Every step built and booted with boot_step(image, label) -> exit
+    status; exit status 0 if every step applied, built and passed."""
+    tree.prepare(linux, 'patched', layout)
+    work = checkout(layout)
+    steps = step_commits(work, series.toolchain_count(layout.patches))
+    if not steps:
+        raise Error(f'no commits in {rel(layout.build / "src" / "patched")}')
+    obj = layout.build / 'bisect' / f'obj-{config}'
+    obj.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(kbuild.config_file(config, layout), obj / '.config')
+    summary, ok = [], True
+    for step, (commit, subject) in enumerate(steps, 1):
+        log(f'=== step {step}/{len(steps)}: {subject}')
+        tree.git(work, 'checkout', '-q', commit)
+        logfile = layout.build / 'bisect' / f'step-{step}.log'
+        if not build_step(work, obj, logfile):
+            summary.append(f'{step:2d}  {"FAIL":5} {"-":5} {subject}')
+            log(f'build failed: {rel(logfile)}')
+            ok = False
+            continue
+        image = layout.build / 'bisect' / f'bzImage-{step}'
+        shutil.copyfile(obj / 'arch' / 'i386' / 'boot' / 'bzImage', image)
+        boot = 'PASS' if boot_step(image, f'bisect-{config}-{step}') == 0 else 'FAIL'
+        ok = ok and boot == 'PASS'
+        summary.append(f'{step:2d}  {"ok":5} {boot:5} {subject}')
+    log('')
+    log(f'step build boot  patch ({config}, guest runs {scenarios})')
+    for line in summary:
+        log(line)
+    return 0 if ok else 1
