@@ -48,8 +48,8 @@ help:
 	@echo 'Without one:'
 	@echo '  make deps                   install the Debian packages the project needs (tools/deps)'
 	@echo '  make test                   $(TEST_STEPS)'
-	@echo '  make lint                   check patches/series and every patch it lists'
-	@echo '  make unit                   unit tests of tools/vmshm'
+	@echo '  make lint                   check patches/series, every patch it lists, configs/ against their fragments'
+	@echo '  make unit                   unit tests of tools/vmshm (tools/tests/test_*.py)'
 	@echo '  make testcases              build the scenario programs (static i386 and native)'
 	@echo '  make native                 run the scenarios on this machine at -m $(NATIVE_MEM)'
 	@echo '  make boot-debian            boot Debian'"'"'s kernel in QEMU with the guest init and the scenarios'
@@ -115,7 +115,7 @@ lint:
 	$(VMSHM) lint
 
 unit:
-	python3 tools/tests/test_vmshm.py
+	python3 tools/tests/run_tests.py
 
 native: testcases
 	$(VMSHM) native --mem $(NATIVE_MEM) --scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)'

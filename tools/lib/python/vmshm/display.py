@@ -11,9 +11,9 @@ from .vmstat import rates
 
 
 class Display:
-    def __init__(self, stream=sys.stdout, tty=None, heartbeat=60):
-        self.stream = stream
-        self.tty = stream.isatty() if tty is None else tty
+    def __init__(self, stream=None, tty=None, heartbeat=60):
+        self.stream = stream or sys.stdout          # at the call: tests capture it
+        self.tty = self.stream.isatty() if tty is None else tty
         self.t0 = time.monotonic()
         self.last_draw = 0
         self.last_beat = self.t0
