@@ -47,11 +47,6 @@ class Layout:
     def results(self):
         return self.repo / 'results'
 
-    @property
-    def tool(self):
-        """The launcher, for the messages that tell a user what to run."""
-        return self.repo / 'tools' / 'vmshm'
-
 
 LAYOUT = Layout.default()
 
