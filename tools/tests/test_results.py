@@ -40,8 +40,8 @@ class ResultsTest(unittest.TestCase):
         self.assertEqual(old['qemu'], 'qemu-system-i386')
 
     def test_differing_conditions(self):
-        a = results.with_defaults({'mem_mb': 256, 'icount': True, 'sysctls': None})
-        b = results.with_defaults({'mem_mb': 256, 'icount': False, 'sysctls': ['vm/x:1']})
+        a = results.with_defaults({'mem_mb': 256, 'icount': True, 'sysctls': None, 'variant': 'vanilla'})
+        b = results.with_defaults({'mem_mb': 256, 'icount': False, 'sysctls': ['vm/x:1'], 'variant': 'patched'})
         self.assertEqual(results.differing_conditions(a, b), [('icount', True, False)])
 
     def test_compact_keeps_the_conditions(self):

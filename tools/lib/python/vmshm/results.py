@@ -29,11 +29,16 @@ def with_defaults(rec):
     return rec
 
 
+# What tells the kernels of two runs apart: compare is for comparing them.
+KERNEL = ('variant', 'kernel_release', 'series_hash')
+
+
 def differing_conditions(a, b):
-    """[(key, a's, b's)] of the conditions both runs recorded and that
-    differ: what compare warns about besides the kernel."""
+    """[(key, a's, b's)] of the conditions besides the kernel that both
+    runs recorded and that differ: compare warns about them, since the
+    figures of the two runs then differ for more than the kernel."""
     return [(k, a[k], b[k]) for k in CONDITIONS
-            if a.get(k) is not None and b.get(k) is not None and a[k] != b[k]]
+            if k not in KERNEL and a.get(k) is not None and b.get(k) is not None and a[k] != b[k]]
 
 
 def verdict(parser, outcome, requested, duration):
