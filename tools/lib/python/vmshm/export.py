@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import series, tree
-from .common import LAYOUT, Error, log, rel
+from .common import LAYOUT, Error, Layout, log, rel
 from .results import TABLE_BEGIN, TABLE_END
 
 COVER_SUBJECT = 'objrmap for file-backed pages, shmem swap I/O, clean cache first'
@@ -239,7 +239,7 @@ def export(linux, version=None, layout=LAYOUT):
     release = Release.of(layout.patches, version)
     out = layout.build / 'export'
     log(f'export-series: {release.name}, series {release.hash[:12]}, {release.ntool} toolchain + {release.nvm} VM patches')
-    work = type(layout)(layout.repo, out / 'work')
+    work = Layout(layout.repo, out / 'work')           # prepared apart from build/src
     src = tree.prepare(linux, 'patched', work)
     for p in [out / 'mbox', out / 'verify', *out.glob('vmshm*')]:
         if p.is_dir():

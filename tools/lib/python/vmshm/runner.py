@@ -208,16 +208,22 @@ def run(spec, layout=LAYOUT, *, init=None, dry_run=False, keep_disks=False, save
     if qerr and outcome in ('qemu-error', 'exit'):
         log('QEMU said:\n  ' + '\n  '.join(qerr.split('\n')[-10:]))
     rec = result_record(parser, outcome, run_meta(spec, cmd, stale, layout), list(spec.scenarios), duration)
-    (outdir / 'result.json').write_text(json.dumps(rec, indent=1) + '\n')
-    print_result(rec)
-    log(f'result: {rel(outdir / "result.json")}')
-    if spec.full and spec.variant and not stale:
-        with open(layout.build / 'verified', 'a') as f:
-            f.write(f'{rec["series_hash"]} {rec["date"]} {spec.name} {rec["verdict"]} {rec["summary"]}\n')
-        log(f'recorded in {rel(layout.build / "verified")}')
+    record(rec, outdir, spec.full and spec.variant and not stale, layout)
     if save_result:
         save(outdir / 'result.json', layout=layout)
     return 0 if rec['verdict'] == 'PASS' else 1
+
+
+def record(rec, outdir, verified, layout):
+    """result.json, the summary on the terminal and, for a full run of a
+    current --variant kernel, its line in build/verified."""
+    (outdir / 'result.json').write_text(json.dumps(rec, indent=1) + '\n')
+    print_result(rec)
+    log(f'result: {rel(outdir / "result.json")}')
+    if verified:
+        with open(layout.build / 'verified', 'a') as f:
+            f.write(f'{rec["series_hash"]} {rec["date"]} {rec["label"]} {rec["verdict"]} {rec["summary"]}\n')
+        log(f'recorded in {rel(layout.build / "verified")}')
 
 
 def suite(args, layout=LAYOUT):
