@@ -15,9 +15,10 @@ from support import CONSOLE_263, Scratch, fake_qemu, feed, kernel_header, quiet,
 
 from vmshm import results, runner
 from vmshm.cli import build_parser
-from vmshm.common import Error, find_tool
+from vmshm.common import Error, file_sha256, find_tool
 from vmshm.console import ConsoleParser
 from vmshm.display import Display
+from vmshm.programs import PROGRAMS
 from vmshm.spec import RunSpec
 
 
@@ -172,6 +173,22 @@ class RunTest(unittest.TestCase):
         self.assertEqual(rec['programs']['integrity']['figures']['integrity.regions']['value'], 7)
         self.assertEqual(list(path.parent.glob('*.img')), [])          # disks removed
         self.assertFalse((self.layout.build / 'verified').exists())     # not a full run
+
+    def test_full_run_is_verified(self):
+        # a full run of a current --variant kernel gets its line in build/verified
+        layout = self.layout
+        write(layout.configs / 'up.config', 'CONFIG_X86=y\n')
+        obj = layout.build / 'obj' / 'vanilla-up'
+        write(obj / 'arch/i386/boot/bzImage', '').write_bytes(self.kernel.read_bytes())
+        write(obj / 'vmshm-build.json', json.dumps({'patches': [], 'local_changes': False,
+                                                     'config_sha256': file_sha256(layout.configs / 'up.config')}))
+        for name in PROGRAMS:
+            write(layout.build / 'vm-shm' / 'i386' / name, name)
+        args = build_parser().parse_args(['run', '--variant', 'vanilla', '--config', 'up', '--accel', 'tcg'])
+        rc, out = self.run_spec(RunSpec.from_args(args, layout))
+        self.assertEqual(rc, 1, out)            # the stand-in guest ran one program of twelve
+        line = (layout.build / 'verified').read_text()
+        self.assertRegex(line, r'^None \S+ vanilla-up-m256-c1 FAIL 11 not finished; 1/12 ok, \d+ s\n$')
 
 
 if __name__ == '__main__':
