@@ -116,6 +116,7 @@ lint:
 
 unit:
 	python3 tools/tests/test_vmshm.py
+	python3 tools/tests/test_spread.py
 
 native: testcases
 	$(VMSHM) native --mem $(NATIVE_MEM) --scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)'
