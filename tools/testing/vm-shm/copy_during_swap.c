@@ -35,6 +35,7 @@
 
 #include "vmshm.h"
 #include "load.h"
+#include "seqread.h"
 
 static const char summary[] =
 	"copy_during_swap: sequential file read, unloaded and under the\n"
@@ -45,189 +46,12 @@ static const char *const names[] = {
 	"cleanup", NULL
 };
 
-#define RD_BUF	(1024 * 1024)
-
-struct rd {
-	uint64_t bytes;
-	double ms;
-	uint64_t tail_bytes;	/* read after tail_from */
-	double tail_ms;
-	long bad;
-	int err;
-	int truncated;
-};
-
-static char *rbuf;
-
-static void file_fill(char *b, uint64_t first_blk)
-{
-	uint32_t *w;
-	size_t i;
-
-	for (i = 0; i < RD_BUF / VM_BLK; i++) {
-		w = (uint32_t *)(b + i * VM_BLK);
-		w[0] = VM_MAGIC ^ (uint32_t)(first_blk + i);
-		w[1] = ~(uint32_t)(first_blk + i);
-	}
-}
-
-static int create_file(const char *path, uint64_t size)
-{
-	uint64_t off;
-	int fd;
-
-	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	if (fd < 0) {
-		ktap_diag("create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	vm_register_path(path);
-	memset(rbuf, 0xa5, RD_BUF);	/* non-zero content */
-	for (off = 0; off < size; off += RD_BUF) {
-		size_t n = (size_t)VM_MIN((uint64_t)RD_BUF, size - off);
-
-		file_fill(rbuf, off / VM_BLK);
-		if (vm_write_all(fd, rbuf, n) != 0) {
-			ktap_diag("write %s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		vm_progress("creating %s: %llu of %llu MB", path,
-			    (unsigned long long)(off / VM_MB),
-			    (unsigned long long)(size / VM_MB));
-	}
-	if (fsync(fd) != 0) {
-		ktap_diag("fsync %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return close(fd);
-}
-
-/*
- * The length is spelled out: 2.6.3 takes a length of 0 literally (one
- * page), not as "to the end of the file" as POSIX and later kernels do.
- */
-static void drop_cache(int fd, uint64_t size)
-{
-	int e;
-
-	if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-		ktap_diag("fsync: %s", strerror(errno));
-	e = posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_DONTNEED);
-	if (e)
-		ktap_diag("fadvise(DONTNEED): %s", strerror(e));
-}
-
-static void read_file(int fd, uint64_t size, uint64_t tail_from, int verify,
-		      double bound_ms, struct rd *r, const char *what)
-{
-	double t0 = vm_now_ms(), t_tail = -1;
-	ssize_t n;
-
-	memset(r, 0, sizeof(*r));
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		r->err = errno;
-		return;
-	}
-	while (r->bytes < size) {
-		n = read(fd, rbuf, RD_BUF);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r->err = errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (verify) {
-			uint64_t blk = r->bytes / VM_BLK;
-			ssize_t i;
-
-			for (i = 0; i + 8 <= n; i += VM_BLK, blk++) {
-				uint32_t *w = (uint32_t *)(rbuf + i);
-
-				if (w[0] == (VM_MAGIC ^ (uint32_t)blk) &&
-				    w[1] == ~(uint32_t)blk)
-					continue;
-				if (r->bad < 3)
-					ktap_diag("%s: bad block at offset "
-						  "0x%llx: expected 0x%08x got "
-						  "0x%08x", what,
-						  (unsigned long long)blk *
-						  VM_BLK,
-						  VM_MAGIC ^ (uint32_t)blk,
-						  w[0]);
-				r->bad++;
-			}
-		}
-		r->bytes += n;
-		if (t_tail < 0 && r->bytes >= tail_from) {
-			t_tail = vm_now_ms();
-			r->tail_bytes = r->bytes;
-		}
-		vm_progress("%s: %llu of %llu MB", what,
-			    (unsigned long long)(r->bytes / VM_MB),
-			    (unsigned long long)(size / VM_MB));
-		if (bound_ms > 0 && vm_now_ms() - t0 > bound_ms) {
-			r->truncated = 1;
-			break;
-		}
-	}
-	r->ms = vm_now_ms() - t0;
-	if (t_tail >= 0) {
-		r->tail_bytes = r->bytes - r->tail_bytes;
-		r->tail_ms = t0 + r->ms - t_tail;
-	}
-}
-
-static int cmp_double(const void *a, const void *b);
-
-/* median of @n values (the upper one of the middle two); extremes */
-static double median(const double *v, long n, double *lo, double *hi)
-{
-	double t[15];
-	long i;
-
-	if (lo)
-		*lo = 0;
-	if (hi)
-		*hi = 0;
-	if (n < 1)
-		return 0;
-	for (i = 0; i < n; i++)
-		t[i] = v[i];
-	qsort(t, n, sizeof(t[0]), cmp_double);
-	if (lo)
-		*lo = t[0];
-	if (hi)
-		*hi = t[n - 1];
-	return t[n / 2];
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double mbps(const struct rd *r)
-{
-	return r->ms > 0 ? (double)r->bytes / VM_MB / (r->ms / 1000) : 0;
-}
-
-static double tail_mbps(const struct rd *r)
-{
-	return r->tail_ms > 0 ?
-		(double)r->tail_bytes / VM_MB / (r->tail_ms / 1000) : 0;
-}
-
 int main(int argc, char **argv)
 {
 	long file_mb = -1, shm_mb = -1, nproc = 4, press_mb = -1, time_s = 300;
 	long hot_pct = 25, pause_ms = 1000, nround = 5;
 	const char *file = NULL;
+	char *rbuf;
 	int keep = 0, full_check = 0;
 	const struct vm_opt opts[] = {
 		{ 's', VM_OPT_LONG, &file_mb, "MB",
@@ -263,7 +87,7 @@ int main(int argc, char **argv)
 	struct vm_probe probe;
 	struct vm_load load;
 	struct vm_hog hog;
-	struct rd quiet, busy;
+	struct vm_rd quiet, busy;
 	double q[15], l[15], ratio[15], so[15], cpu[15], lo, hi;
 	double qt[15], lt[15], tratio[15];
 	double t0, cpu0, cpu1, probe_max = 0;
@@ -301,7 +125,7 @@ int main(int argc, char **argv)
 	vm_fig_i("toucher_full_check", full_check, "count");
 	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
 
-	rbuf = malloc(RD_BUF);
+	rbuf = malloc(VM_RD_BUF);
 	if (!rbuf) {
 		ktap_fail(names[0], "malloc: %s", strerror(errno));
 		ktap_exit();
@@ -343,7 +167,7 @@ int main(int argc, char **argv)
 			goto skip_all;
 		}
 		t0 = vm_now_ms();
-		if (create_file(path, size) != 0) {
+		if (vm_file_create(path, size, rbuf) != 0) {
 			unlink(path);
 			ktap_fail(names[0], "cannot create %s", path);
 			goto skip_all;
@@ -385,13 +209,13 @@ int main(int argc, char **argv)
 		ktap_diag("no latency probe");
 	for (r = 0; r < nround; r++) {
 		vm_phase("unloaded read");
-		drop_cache(fd, size);
+		vm_file_drop_cache(fd, size);
 		if (!r)
 			vm_fig_i("cached_kb_after_drop",
 				 vm_meminfo_kb("Cached"), "kB");
 		vm_vmstat_snap(&s0);
-		read_file(fd, size, tail_from, verify, 0, &quiet,
-			  "unloaded read");
+		vm_file_read(fd, size, tail_from, verify, 0, &quiet, rbuf,
+			     "unloaded read");
 		vm_vmstat_snap(&s1);
 		if (vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT) > 0)
 			swapout_quiet += vm_vmstat_delta(&s0, &s1,
@@ -400,8 +224,8 @@ int main(int argc, char **argv)
 			quiet_ok = 0;
 			break;
 		}
-		q[r] = mbps(&quiet);
-		qt[r] = tail_mbps(&quiet);
+		q[r] = vm_rd_mbps(&quiet);
+		qt[r] = vm_rd_tail_mbps(&quiet);
 		vm_progress("round %ld of %ld: unloaded read %.1f MB/s, tail "
 			    "%.1f", r + 1, nround, q[r], qt[r]);
 
@@ -434,12 +258,12 @@ int main(int argc, char **argv)
 		}
 
 		vm_phase("loaded read");
-		drop_cache(fd, size);
+		vm_file_drop_cache(fd, size);
 		vm_probe_reset(&probe);
 		vm_vmstat_snap(&s2);
 		cpu0 = load_ok ? vm_load_cpu_s(&load) : 0;
-		read_file(fd, size, tail_from, verify, time_s * 1000.0, &busy,
-			  "loaded read");
+		vm_file_read(fd, size, tail_from, verify, time_s * 1000.0,
+			     &busy, rbuf, "loaded read");
 		cpu1 = load_ok ? vm_load_cpu_s(&load) : 0;
 		vm_vmstat_snap(&s3);
 		if (vm_probe_max_ms(&probe) > probe_max)
@@ -455,9 +279,9 @@ int main(int argc, char **argv)
 		if (!load_ok || busy.err || busy.bad || !busy.bytes ||
 		    (busy.bytes != size && !busy.truncated))
 			busy_ok = 0;
-		l[r] = mbps(&busy);
+		l[r] = vm_rd_mbps(&busy);
 		ratio[r] = q[r] > 0 ? l[r] / q[r] : 0;
-		lt[r] = tail_mbps(&busy);
+		lt[r] = vm_rd_tail_mbps(&busy);
 		tratio[r] = qt[r] > 0 ? lt[r] / qt[r] : 0;
 		so[r] = busy.bytes && swapout >= 0 ?
 			(double)swapout * vm_pagesize / busy.bytes : 0;
@@ -493,39 +317,41 @@ int main(int argc, char **argv)
 	done = r;
 
 	vm_fig_i("rounds", done, "count");
-	vm_fig_f("unloaded_MBps", median(q, done, &lo, &hi), "MBps");
+	vm_fig_f("unloaded_MBps", vm_median(q, done, &lo, &hi), "MBps");
 	vm_fig_f("unloaded_MBps_min", lo, "MBps");
 	vm_fig_f("unloaded_MBps_max", hi, "MBps");
 	vm_fig_i("unloaded_swapout_bytes", swapout_quiet * vm_pagesize,
 		 "bytes");
 	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
-	vm_fig_f("loaded_MBps", median(l, done, &lo, &hi), "MBps");
+	vm_fig_f("loaded_MBps", vm_median(l, done, &lo, &hi), "MBps");
 	vm_fig_f("loaded_MBps_min", lo, "MBps");
 	vm_fig_f("loaded_MBps_max", hi, "MBps");
-	vm_fig_f("loaded_over_unloaded", median(ratio, done, &lo, &hi),
+	vm_fig_f("loaded_over_unloaded", vm_median(ratio, done, &lo, &hi),
 		 "ratio");
 	vm_fig_f("loaded_over_unloaded_min", lo, "ratio");
 	vm_fig_f("loaded_over_unloaded_max", hi, "ratio");
-	vm_fig_f("unloaded_tail_MBps", median(qt, done, NULL, NULL), "MBps");
-	vm_fig_f("loaded_tail_MBps", median(lt, done, NULL, NULL), "MBps");
-	vm_fig_f("tail_loaded_over_unloaded", median(tratio, done, &lo, &hi),
-		 "ratio");
+	vm_fig_f("unloaded_tail_MBps", vm_median(qt, done, NULL, NULL),
+		 "MBps");
+	vm_fig_f("loaded_tail_MBps", vm_median(lt, done, NULL, NULL), "MBps");
+	vm_fig_f("tail_loaded_over_unloaded",
+		 vm_median(tratio, done, &lo, &hi), "ratio");
 	vm_fig_f("tail_loaded_over_unloaded_min", lo, "ratio");
 	vm_fig_f("tail_loaded_over_unloaded_max", hi, "ratio");
 	vm_fig_i("loaded_swapout_bytes", swapout_busy * vm_pagesize, "bytes");
 	vm_fig_i("loaded_swapin_pages", swapin_busy, "pages");
-	vm_fig_f("swapout_per_read", median(so, done, &lo, &hi), "ratio");
+	vm_fig_f("swapout_per_read", vm_median(so, done, &lo, &hi), "ratio");
 	vm_fig_f("swapout_per_read_max", hi, "ratio");
 	vm_fig_f("loaded_probe_max_ms", probe_max, "ms");
 	/* CPU the touchers took from the guest while the read ran */
-	vm_fig_f("loaded_toucher_cpu_pct", median(cpu, done, NULL, NULL),
+	vm_fig_f("loaded_toucher_cpu_pct", vm_median(cpu, done, NULL, NULL),
 		 "percent");
 	vm_fig_i("toucher_majflt", majflt, "count");
 
 	ktap_result(quiet_ok && done == nround, names[1], "%ld rounds, "
-		    "median %.1f MB/s", done, median(q, done, NULL, NULL));
+		    "median %.1f MB/s", done, vm_median(q, done, NULL, NULL));
 	ktap_result(busy_ok && done == nround, names[2], "median %.1f MB/s%s",
-		    median(l, done, NULL, NULL), load_ok ? "" : ", no load");
+		    vm_median(l, done, NULL, NULL),
+		    load_ok ? "" : ", no load");
 	ktap_result(shm_ok && done == nround, names[3], NULL);
 
 	vm_phase("cleanup");

@@ -14,6 +14,17 @@
  * server processes come and go while the others keep the segment
  * mapped: every page then has -k + 1 ptes, and the exiting child's are
  * the oldest).  Reported: forks/s and the fork-to-reap time per variant.
+ *
+ * With -a MB, a cycler process maps -a MB of anonymous memory, touches
+ * it, unmaps it and starts again, all through the three variants: with
+ * -s large enough reclaim then walks the shared pages while the forks
+ * and exits take and release the file's i_shared_sem and the mm's
+ * page_table_lock, which the series' reclaim only trylocks.  Reported
+ * per variant: the cycler's cycles and its longest and mean cycle (a
+ * reclaim that gives up on busy locks and has nothing else to free
+ * shows as long cycles or an OOM kill), and the kernel's counters of
+ * file rmap walks and of the walks that found a lock busy (-1 on a
+ * kernel without them).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +53,100 @@ static const char *const names[] = {
 
 static char *shm, *fmap, *priv;
 static uint64_t shm_bytes, file_bytes;
+
+/* the pressure cycler of -a, and what it reports */
+struct cyc {
+	volatile uint32_t stop;
+	volatile uint32_t cycles;
+	volatile double ms_sum, ms_max;
+};
+static struct cyc *cyc;
+static pid_t cyc_pid = -1;
+
+static void cycler(uint64_t bytes)
+{
+	uint64_t off;
+	double t0, ms;
+	char *p;
+
+	/* reclaim should find the parent's ptes, not the cycler's */
+	if (shm)
+		shmdt(shm);
+	if (fmap)
+		munmap(fmap, (size_t)file_bytes);
+	while (!cyc->stop) {
+		t0 = vm_now_ms();
+		p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(3);
+		for (off = 0; off < bytes && !cyc->stop; off += vm_pagesize)
+			*(volatile uint32_t *)(p + off) = (uint32_t)off;
+		munmap(p, (size_t)bytes);
+		ms = vm_now_ms() - t0;
+		cyc->ms_sum += ms;
+		if (ms > cyc->ms_max)
+			cyc->ms_max = ms;
+		cyc->cycles++;
+	}
+	_exit(0);
+}
+
+static const char *const rmap_keys[] = {
+	"rmap_file_walks", "rmap_busy_i_shared_sem",
+	"rmap_busy_page_table_lock", NULL
+};
+
+struct press_snap {
+	uint32_t cycles;
+	double ms_sum;
+	long long rmap[3];
+	long oom;
+};
+
+static void press_snap(struct press_snap *p)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	if (cyc) {
+		p->cycles = cyc->cycles;
+		p->ms_sum = cyc->ms_sum;
+		cyc->ms_max = 0;
+	}
+	for (i = 0; rmap_keys[i]; i++)
+		p->rmap[i] = vm_vmstat(rmap_keys[i]);
+	p->oom = vm_oom_kills();
+}
+
+/* figures <key>_press_* of what happened since @a */
+static void press_figs(const char *key, const struct press_snap *a)
+{
+	struct press_snap b;
+	double max;
+	char k[96];
+	uint32_t n;
+	int i;
+
+	if (!cyc)
+		return;
+	max = cyc->ms_max;	/* press_snap() starts the next max */
+	press_snap(&b);
+	n = b.cycles - a->cycles;
+	snprintf(k, sizeof(k), "%s_press_cycles", key);
+	vm_fig_i(k, n, "count");
+	snprintf(k, sizeof(k), "%s_press_cycle_ms", key);
+	vm_fig_f(k, n ? (b.ms_sum - a->ms_sum) / n : -1, "ms");
+	snprintf(k, sizeof(k), "%s_press_cycle_ms_max", key);
+	vm_fig_f(k, max, "ms");
+	for (i = 0; rmap_keys[i]; i++) {
+		snprintf(k, sizeof(k), "%s_%s", key, rmap_keys[i]);
+		vm_fig_i(k, a->rmap[i] < 0 || b.rmap[i] < 0 ? -1 :
+			 b.rmap[i] - a->rmap[i], "count");
+	}
+	snprintf(k, sizeof(k), "%s_oom_kills", key);
+	vm_fig_i(k, a->oom < 0 || b.oom < 0 ? -1 : b.oom - a->oom, "count");
+}
 
 static void touch_all(char *p, uint64_t len, uint32_t v)
 {
@@ -242,6 +347,7 @@ static void run_pool(long k, long max_n, double max_s, struct res *r)
 int main(int argc, char **argv)
 {
 	long total_mb = -1, max_n = 100000, ntouch = 16, pool = 64;
+	long press_mb = 0;
 	double time_s = 10;
 	const char *tdir = NULL;
 	const struct vm_opt opts[] = {
@@ -259,8 +365,12 @@ int main(int argc, char **argv)
 		{ 'D', VM_OPT_STR, &tdir, "DIR",
 		  "tmpfs directory for the file (default: first tmpfs of "
 		  "-d, /dev/shm, /tmp)" },
+		{ 'a', VM_OPT_LONG, &press_mb, "MB",
+		  "a cycler maps, touches and unmaps MB of anonymous memory "
+		  "all through the variants (default 0: none)" },
 		{ 0, 0, NULL, NULL, NULL },
 	};
+	struct press_snap ps;
 	const char *fdir;
 	char path[512];
 	struct res r1, r2, r3;
@@ -271,8 +381,8 @@ int main(int argc, char **argv)
 		total_mb = vm_cfg.mem_mb / 4;
 	if (total_mb < 2)
 		total_mb = 2;
-	if (max_n < 1 || ntouch < 0 || pool < 1) {
-		fprintf(stderr, "fork_exit_rate: bad -n, -c or -k\n");
+	if (max_n < 1 || ntouch < 0 || pool < 1 || press_mb < 0) {
+		fprintf(stderr, "fork_exit_rate: bad -n, -c, -k or -a\n");
 		return 1;
 	}
 	shm_bytes = vm_vsize_cap((uint64_t)total_mb * VM_MB / 2);
@@ -285,6 +395,7 @@ int main(int argc, char **argv)
 	vm_fig_i("file_mb", (long long)(file_bytes / VM_MB), "MB");
 	vm_fig_f("time_per_variant_s", time_s, "s");
 	vm_fig_i("touch_pages", ntouch, "pages");
+	vm_fig_i("pressure_mb", press_mb, "MB");
 
 	vm_phase("create mappings");
 	fdir = vm_find_tmpfs(tdir);
@@ -327,19 +438,42 @@ int main(int argc, char **argv)
 	memset(priv, 0x11, PRIV_BYTES);
 	ktap_ok(names[0], NULL);
 
+	if (press_mb > 0) {
+		cyc = mmap(NULL, sizeof(*cyc), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (cyc == MAP_FAILED) {
+			cyc = NULL;
+		} else {
+			memset((void *)cyc, 0, sizeof(*cyc));
+			cyc_pid = vm_fork();
+			if (cyc_pid == 0)
+				cycler(vm_cap_pressure((uint64_t)press_mb *
+						       VM_MB, shm_bytes +
+						       file_bytes));
+		}
+		if (!cyc || cyc_pid < 0)
+			ktap_diag("no pressure cycler: %s", strerror(errno));
+	}
+
 	vm_phase("fork+exit");
+	press_snap(&ps);
 	run_variant("exit", 0, 0, max_n, time_s, &r1);
+	press_figs("exit", &ps);
 	ktap_result(r1.forks > 0 && !r1.errors, names[1], "%ld forks, %ld "
 		    "errors", r1.forks, r1.errors);
 	vm_phase("fork+touch+exit");
+	press_snap(&ps);
 	run_variant("touch", 1, ntouch, max_n, time_s, &r2);
+	press_figs("touch", &ps);
 	ktap_result(r2.forks > 0 && !r2.errors, names[2], "%ld forks, %ld "
 		    "errors", r2.forks, r2.errors);
 	if (r1.forks && r2.forks && r1.ms > 0 && r2.ms > 0)
 		vm_fig_f("touch_over_exit", (r2.forks / r2.ms) /
 			 (r1.forks / r1.ms), "ratio");
 	vm_phase("pool");
+	press_snap(&ps);
 	run_pool(pool, max_n, time_s, &r3);
+	press_figs("pool", &ps);
 	ktap_result(r3.forks > pool && !r3.errors, names[3], "%ld forks, "
 		    "%ld errors, %ld alive at a time", r3.forks, r3.errors,
 		    pool);
@@ -350,6 +484,16 @@ int main(int argc, char **argv)
 
 cleanup:
 	vm_phase("cleanup");
+	if (cyc_pid > 0) {
+		int st = 0;
+
+		cyc->stop = 1;
+		if (vm_wait_timeout(cyc_pid, &st, NULL, 60000) != 0 ||
+		    !WIFEXITED(st) || WEXITSTATUS(st)) {
+			ktap_diag("pressure cycler: status 0x%x", st);
+			vm_kill_all();
+		}
+	}
 	ok = vm_nchildren() == 0;
 	vm_kill_all();
 	if (shm && shmdt(shm) != 0) {

@@ -11,6 +11,7 @@ Subcommands (run 'tools/vmshm CMD -h' for options):
   trace     plot a classic vmstat text trace (e.g. the seed mail's)
   save      copy a run's result into results/ (machine-readable, compact)
   table     markdown table of the runs in results/
+  spread    min/median/max of figures over repeated runs, per kernel
   lint      check patches/series, the patches it lists and the configs
   hash      print the series hash
   series    print the patches of the series (for scripts)
@@ -27,7 +28,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import bisect, export, kbuild, lint, native, results, series, tree
+from . import bisect, export, kbuild, lint, native, results, series, spread, tree
 from .common import LAYOUT, Error, log, rel
 from .plot import gnuplot_timelines
 from .programs import PROGRAMS
@@ -125,6 +126,14 @@ def cmd_table(args, layout):
     doc = Path(args.update)
     doc.write_text(results.update_doc(doc.read_text() if doc.exists() else '', t))
     log(f'updated the table in {rel(doc)}')
+    return 0
+
+
+def cmd_spread(args, layout):
+    t = spread.report(args.runs, args.match, args.base)
+    if t is None:
+        raise Error('spread: no result.json among the arguments')
+    print(t)
     return 0
 
 
@@ -253,6 +262,12 @@ def add_result_commands(sub):
     p.add_argument('--match', metavar='REGEX', help='only figures whose program.key matches')
     p.add_argument('--dir', metavar='SUBDIR', help='the runs of results/SUBDIR')
     p.set_defaults(fn=cmd_table)
+    p = sub.add_parser('spread', help='min/median/max of figures over repeated runs, per kernel')
+    p.add_argument('--match', default='.', metavar='REGEX', help='only figures whose program.key matches (default: all)')
+    p.add_argument('--base', default='vanilla', metavar='REGEX',
+                   help='the group the ratios divide by (default: vanilla)')
+    p.add_argument('runs', nargs='+', help='result.json files or run directories')
+    p.set_defaults(fn=cmd_spread)
 
 
 def add_series_commands(sub):

@@ -14,7 +14,7 @@ from .common import Error, rel
 PROGRAMS = ['syscall_regs', 'pte_chain_capacity', 'shm_swap_storm',
             'copy_during_swap', 'many_vmas', 'fork_exit_rate', 'integrity',
             'vm_tunables', 'truncate_nonlinear', 'reclaim_keep',
-            'idle_anon', 'shell_load']
+            'idle_anon', 'shell_load', 'overcommit_copy']
 # Built with them, run only when named (--scenarios): limits and oom_locked,
 # where 2.6.3 hangs by design, so a full run of the vanilla kernel could
 # not pass; truncate_fault and index_churn, which 2.6.3 fails (make

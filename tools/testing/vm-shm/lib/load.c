@@ -94,8 +94,10 @@ static void vm_load_toucher(struct vm_load *l, int me)
 {
 	struct vm_load_toucher *t = &l->sh->t[me];
 	uint64_t nown = l->nblk / l->nproc + 1;
+	uint64_t per_pass = (l->nhot + l->stride - 1) / l->stride, seen;
 	uint32_t pass, g, e, got;
 	uint8_t *lastgen;
+	double t_pass;
 	uint64_t b;
 	long bad;
 
@@ -103,11 +105,25 @@ static void vm_load_toucher(struct vm_load *l, int me)
 	if (!lastgen)
 		_exit(3);
 	for (pass = 0; !l->sh->stop; pass++) {
+		t_pass = vm_now_ms();
+		seen = 0;
 		for (b = pass % l->stride; b < l->nhot; b += l->stride) {
 			volatile uint32_t *w;
 
 			if (l->sh->stop)
 				break;
+			if (l->pass_ms > 0 && !(++seen & 63)) {
+				/* a rate, not a spin; no catching up */
+				double due = t_pass + (double)l->pass_ms *
+					     seen / per_pass;
+				double now = vm_now_ms();
+
+				if (now + 1 < due)
+					vm_sleep_ms((long)(due - now));
+				else if (now > due + 1000)
+					t_pass = now - (double)l->pass_ms *
+						 seen / per_pass;
+			}
 			w = (volatile uint32_t *)(l->base + b * VM_BLK);
 			t->blocks++;
 			if (b % l->nproc != (uint64_t)me) {

@@ -25,6 +25,7 @@ struct vm_load {
 	int stride;
 	uint64_t nhot;		/* touchers visit blocks [0, nhot) only */
 	long pause_ms;		/* and sleep this long after each pass */
+	long pass_ms;		/* spread each pass evenly over this long */
 	int light;		/* owners write one word of their blocks */
 	pid_t pid[VM_LOAD_MAX];
 	struct vm_load_shared *sh;
@@ -38,7 +39,9 @@ int vm_load_create(struct vm_load *l, uint64_t bytes, uint32_t seed);
 /*
  * fork @nproc touchers walking every @stride-th block per pass, of the
  * first l->nhot blocks (all of them unless set before the call), with
- * l->pause_ms of sleep between passes (none unless set)
+ * l->pause_ms of sleep between passes (none unless set); with l->pass_ms
+ * a toucher that is ahead of an even pace over that long sleeps, one
+ * that is behind it (faulting) goes on at once
  */
 int vm_load_start(struct vm_load *l, int nproc, int stride);
 uint32_t vm_load_min_passes(struct vm_load *l);

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * overcommit_copy - the report's machine as it was: already swapping
+ * when the copy started.  A busy SysV shm segment (-S, default 0.75 *
+ * mem) that -P processes touch all over, at a set pace (each makes one
+ * pass of the segment every -I ms, sleeping when ahead of that pace and
+ * never spinning to catch up), then anonymous pressure (-a, default 0.40
+ * * mem) that overcommits memory by some 15 %, then, with both still
+ * running, a sequential read of a file of -s MB (default 0.5 * mem).
+ *
+ * Scenarios 2 and 3 were tuned to loads that fit in memory; this one
+ * does not, so it measures what reclaim does on a box that must swap:
+ *
+ *  - the pressure phase, from the start of the pressure until it has all
+ *    its memory: swap-out over what the pressure needed freed (its size
+ *    less MemFree + Buffers + the clean cache, as shm_swap_storm counts
+ *    it), swap-in, time and the probe's longest stall;
+ *  - the read: swap-out per byte read, swap-in, and its rate over the
+ *    rate of the same read on the quiet machine, read first.  The
+ *    touchers keep a pace rather than a CPU share, so under --icount
+ *    that ratio measures reclaim, not how the CPU was shared.
+ *
+ * Every figure is one run: the harness repeats runs (five per kernel for
+ * the series' goals) rather than the program repeating rounds, so every
+ * run starts from a freshly booted guest.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmshm.h"
+#include "load.h"
+#include "seqread.h"
+
+static const char summary[] =
+	"overcommit_copy: shm touchers plus anonymous pressure beyond memory,\n"
+	"then a file read; swap traffic against the deficit, read rate";
+
+static const char *const names[] = {
+	"file ready", "unloaded read", "pressure satisfied", "loaded read",
+	"shm data integrity", "cleanup", NULL
+};
+
+enum { T_FILE, T_QUIET, T_PRESS, T_READ, T_DATA, T_CLEAN, T_N };
+
+/* free memory plus clean cache, less the resident segment Cached counts */
+static long long avail_kb(uint64_t shm_bytes, long long shm_swapped)
+{
+	long long shm_res = (long long)(shm_bytes / 1024) -
+			    shm_swapped * vm_pagesize / 1024;
+	long long a = vm_meminfo_kb("Cached") - shm_res;
+
+	if (a < 0)
+		a = 0;
+	return a + vm_meminfo_kb("MemFree") + vm_meminfo_kb("Buffers");
+}
+
+static double ratio(long long num, long long den)
+{
+	return den > 0 && num >= 0 ? (double)num / den : 0;
+}
+
+int main(int argc, char **argv)
+{
+	long shm_mb = -1, press_mb = -1, file_mb = -1, nproc = 4;
+	long pass_ms = 10000, press_nice = 0, time_s = 300;
+	const struct vm_opt opts[] = {
+		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
+		  "shm segment, all of it busy (default 0.75 * mem)" },
+		{ 'P', VM_OPT_LONG, &nproc, "N",
+		  "shm toucher processes (default 4)" },
+		{ 'I', VM_OPT_LONG, &pass_ms, "MS",
+		  "each toucher passes the segment once every MS at an even "
+		  "pace (default 10000; 0: as fast as it can)" },
+		{ 'a', VM_OPT_LONG, &press_mb, "MB",
+		  "anonymous pressure (default 0.40 * mem)" },
+		{ 'N', VM_OPT_LONG, &press_nice, "INC",
+		  "the pressure runs at this nice increment (default 0)" },
+		{ 's', VM_OPT_LONG, &file_mb, "MB",
+		  "file read under the load (default 0.5 * mem)" },
+		{ 't', VM_OPT_LONG, &time_s, "SEC",
+		  "bound of the load setup, the pressure and the loaded "
+		  "read (default 300)" },
+		{ 0, 0, NULL, NULL, NULL },
+	};
+	struct vm_vmstat_snap s0, s1, s2, s3, s4;
+	struct vm_rd quiet, busy;
+	struct vm_probe probe;
+	struct vm_load load;
+	struct vm_hog hog;
+	char path[512], *buf;
+	uint64_t size, shm_bytes, press_bytes, room;
+	long long needed_kb, avail, so, si;
+	double t0, press_ms = -1, press_stall = 0, cpu0, cpu1;
+	int fd, hog_state = 0, load_ok = 0, ok;
+	uint32_t errs;
+	long bad;
+
+	vm_init("overcommit_copy", argc, argv, opts, summary, 1500);
+	if (shm_mb < 0)
+		shm_mb = vm_cfg.mem_mb * 3 / 4;
+	if (press_mb < 0)
+		press_mb = vm_cfg.mem_mb * 40 / 100;
+	if (file_mb < 0)
+		file_mb = vm_cfg.mem_mb / 2;
+	if (nproc < 1 || nproc > VM_LOAD_MAX || pass_ms < 0 || shm_mb < 1 ||
+	    press_mb < 0 || file_mb < 4) {
+		fprintf(stderr, "overcommit_copy: bad -S, -P, -I, -a or -s\n");
+		return 1;
+	}
+	shm_bytes = vm_vsize_cap((uint64_t)shm_mb * VM_MB);
+	size = (uint64_t)file_mb * VM_MB;
+	if (vm_meminfo_kb("SwapTotal") <= 0)
+		ktap_skip_all("no swap: the load cannot overcommit memory");
+
+	ktap_header(T_N);
+	ktap_names(names);
+	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
+	vm_fig_i("shm_mb", (long long)(shm_bytes / VM_MB), "MB");
+	vm_fig_i("procs", nproc, "count");
+	vm_fig_i("pass_ms", pass_ms, "ms");
+	vm_fig_i("pressure_nice", press_nice, "count");
+	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
+	buf = malloc(VM_RD_BUF);
+	if (!buf)
+		ktap_skip_all("no memory for the read buffer");
+
+	vm_phase("create file");
+	snprintf(path, sizeof(path), "%s/vmshm_overcommit.%d.dat", vm_cfg.dir,
+		 (int)getpid());
+	if (vm_is_tmpfs(vm_cfg.dir) > 0)
+		ktap_skip_all("the file would be in memory (tmpfs): use -d on "
+			      "a disk");
+	room = vm_fs_avail(vm_cfg.dir);
+	room = room > 32 * VM_MB ? room - 32 * VM_MB : 0;
+	if (size > room) {
+		ktap_diag("only %llu MB free in %s: file capped",
+			  (unsigned long long)(room / VM_MB), vm_cfg.dir);
+		size = room / VM_MB * VM_MB;
+	}
+	if (size < 4 * VM_MB || vm_file_create(path, size, buf) != 0) {
+		unlink(path);
+		ktap_skip_all("no file in the data directory");
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		ktap_diag("open %s: %s", path, strerror(errno));
+		unlink(path);
+		ktap_skip_all("cannot open the file");
+	}
+	vm_fig_i("file_mb", (long long)(size / VM_MB), "MB");
+	ktap_ok(names[T_FILE], "%llu MB", (unsigned long long)(size / VM_MB));
+
+	vm_phase("unloaded read");
+	vm_file_drop_cache(fd, size);
+	vm_file_read(fd, size, size, 1, 0, &quiet, buf, "unloaded read");
+	vm_fig_f("unloaded_MBps", vm_rd_mbps(&quiet), "MBps");
+	ktap_result(!quiet.err && !quiet.bad && quiet.bytes == size,
+		    names[T_QUIET], "%.1f MB/s", vm_rd_mbps(&quiet));
+
+	if (vm_probe_start(&probe, 10) != 0)
+		ktap_diag("no latency probe");
+
+	vm_phase("create and fill segment");
+	vm_vmstat_snap(&s0);
+	if (vm_load_create(&load, shm_bytes, 0x0c0c) == 0) {
+		load.pass_ms = pass_ms;
+		load.light = 1;
+		load_ok = vm_load_start(&load, (int)nproc, 1) == 0;
+		t0 = vm_now_ms();
+		vm_phase("touchers: first pass");
+		while (load_ok && vm_load_min_passes(&load) < 1 &&
+		       !vm_load_check_dead(&load) &&
+		       vm_now_ms() - t0 < time_s * 1000.0)
+			vm_sleep_ms(20);
+		vm_fig_f("fill_s", load.fill_ms / 1000, "s");
+		vm_fig_f("first_pass_s", (vm_now_ms() - t0) / 1000, "s");
+	} else {
+		ktap_diag("cannot create the segment");
+	}
+
+	/*
+	 * The pressure phase.  What the pressure needs freed is counted
+	 * when it starts; swap-out beyond that is reclaim taking pages the
+	 * touchers fault straight back (swap-in), the storm of the report.
+	 */
+	vm_phase("pressure");
+	press_bytes = vm_cap_pressure((uint64_t)press_mb * VM_MB, shm_bytes);
+	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
+	vm_vmstat_snap(&s1);
+	avail = avail_kb(shm_bytes, vm_vmstat_delta(&s0, &s1, VMS_PSWPOUT));
+	needed_kb = (long long)(press_bytes / 1024) - avail;
+	if (needed_kb < 0)
+		needed_kb = 0;
+	vm_probe_reset(&probe);
+	if (load_ok && press_bytes &&
+	    vm_hog_start_nice(&hog, press_bytes, (int)press_nice) == 0) {
+		hog_state = vm_hog_wait(&hog, time_s, NULL, NULL) == 0 ? 1 : -1;
+		press_ms = vm_hog_done_ms(&hog);
+	} else {
+		hog_state = -2;
+	}
+	vm_vmstat_snap(&s2);
+	press_stall = vm_probe_max_ms(&probe);
+	so = vm_vmstat_delta(&s1, &s2, VMS_PSWPOUT);
+	si = vm_vmstat_delta(&s1, &s2, VMS_PSWPIN);
+	vm_fig_i("avail_at_pressure_kb", avail, "kB");
+	vm_fig_i("needed_kb", needed_kb, "kB");
+	vm_fig_i("press_pswpout", so, "pages");
+	vm_fig_i("press_pswpin", si, "pages");
+	vm_fig_f("press_swapout_over_needed",
+		 ratio(so * vm_pagesize / 1024, needed_kb), "ratio");
+	vm_fig_f("press_ms", press_ms, "ms");
+	vm_fig_f("press_probe_max_ms", press_stall, "ms");
+	if (hog_state == 1)
+		ktap_ok(names[T_PRESS], "%llu MB in %.0f ms, %lld pages out, "
+			"%lld in, %lld kB needed",
+			(unsigned long long)(press_bytes / VM_MB), press_ms,
+			so, si, needed_kb);
+	else
+		ktap_fail(names[T_PRESS], "%s", hog_state == -2 ?
+			  "no load or no pressure" :
+			  "pressure failed or not satisfied in time");
+
+	vm_phase("loaded read");
+	vm_file_drop_cache(fd, size);
+	vm_probe_reset(&probe);
+	vm_vmstat_snap(&s3);
+	cpu0 = load_ok ? vm_load_cpu_s(&load) : 0;
+	vm_file_read(fd, size, size, 1, time_s * 1000.0, &busy, buf,
+		     "loaded read");
+	cpu1 = load_ok ? vm_load_cpu_s(&load) : 0;
+	vm_vmstat_snap(&s4);
+	so = vm_vmstat_delta(&s3, &s4, VMS_PSWPOUT);
+	si = vm_vmstat_delta(&s3, &s4, VMS_PSWPIN);
+	vm_fig_f("loaded_MBps", vm_rd_mbps(&busy), "MBps");
+	vm_fig_f("loaded_over_unloaded",
+		 vm_rd_mbps(&quiet) > 0 ?
+		 vm_rd_mbps(&busy) / vm_rd_mbps(&quiet) : 0, "ratio");
+	vm_fig_i("read_pswpout", so, "pages");
+	vm_fig_i("read_pswpin", si, "pages");
+	vm_fig_f("read_swapout_per_byte", busy.bytes ?
+		 (double)(so > 0 ? so : 0) * vm_pagesize / busy.bytes : 0,
+		 "ratio");
+	vm_fig_f("read_probe_max_ms", vm_probe_max_ms(&probe), "ms");
+	vm_fig_f("read_toucher_cpu_pct", busy.ms > 0 ?
+		 (cpu1 - cpu0) * 1000 / busy.ms * 100 : 0, "percent");
+	if (busy.truncated)
+		ktap_diag("loaded read stopped by the %ld s bound after %llu "
+			  "MB", time_s, (unsigned long long)(busy.bytes /
+							     VM_MB));
+	ktap_result(hog_state == 1 && !busy.err && !busy.bad &&
+		    busy.bytes == size, names[T_READ], "%.1f MB/s, %lld pages "
+		    "swapped out", vm_rd_mbps(&busy), so);
+
+	vm_phase("stop");
+	if (load_ok)
+		vm_load_stop(&load, 60000);
+	if (hog_state == 1 || hog_state == -1)
+		vm_hog_stop(&hog, NULL);
+	vm_probe_stop(&probe);
+	if (load.base) {
+		vm_phase("verify");
+		errs = vm_load_errors(&load);
+		vm_load_report_errors(&load, "shm");
+		bad = vm_load_verify(&load, "shm");
+		vm_fig_i("toucher_majflt", load.ru.ru_majflt, "count");
+		vm_fig_i("bad_blocks", (long long)errs + bad, "count");
+		ktap_result(load_ok && !errs && !bad && !load.died,
+			    names[T_DATA], NULL);
+		vm_load_destroy(&load);
+	} else {
+		ktap_skip(names[T_DATA], "no segment");
+	}
+
+	vm_phase("cleanup");
+	ok = vm_nchildren() == 0;
+	vm_kill_all();
+	close(fd);
+	if (unlink(path) != 0) {
+		ktap_diag("unlink %s: %s", path, strerror(errno));
+		ok = 0;
+	}
+	vm_unregister_path(path);
+	ktap_result(ok, names[T_CLEAN], ok ? NULL : "children left behind");
+	ktap_exit();
+}

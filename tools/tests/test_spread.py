@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""vmshm.spread: grouping, medians and the ratio column."""
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+import support  # noqa: F401  (puts the package on sys.path)
+
+from vmshm import spread
+
+
+def result(variant, v, icount=True):
+    return {'variant': variant, 'config': 'up', 'cpus': 1, 'mem_mb': 256,
+            'icount': icount,
+            'programs': {'p': {'figures': {
+                'p.rate': {'value': v, 'unit': 'per_s'},
+                'p.name': {'value': 'x', 'unit': 'count'}}}}}
+
+
+class SpreadTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        runs = [('vanilla', 10), ('vanilla', 30), ('vanilla', 20),
+                ('patched', 22), ('patched', 18), ('patched', 24)]
+        self.paths = []
+        for i, (var, v) in enumerate(runs):
+            d = self.dir / ('r%d' % i)
+            d.mkdir()
+            (d / 'result.json').write_text(json.dumps(result(var, v)))
+            self.paths.append(str(d))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_groups_keep_conditions(self):
+        g1 = spread.group_of(result('vanilla', 1))
+        g2 = spread.group_of(result('vanilla', 1, icount=False))
+        self.assertNotEqual(g1, g2)
+        self.assertIn('icount', g1)
+
+    def test_median_min_max_and_ratio(self):
+        runs = spread.load(self.paths)
+        sp = spread.spread(runs, r'rate')
+        self.assertEqual(sorted(sp['p.rate']['vanilla-up c1 m256 icount']),
+                         [10, 20, 30])
+        groups = ['vanilla-up c1 m256 icount', 'patched-up c1 m256 icount']
+        out = spread.table(sp, groups).splitlines()
+        self.assertEqual(out[2], '| p.rate | vanilla-up c1 m256 icount '
+                         '| 3 | 10 | 20 | 30 | 1 |')
+        self.assertEqual(out[3], '| p.rate | patched-up c1 m256 icount '
+                         '| 3 | 18 | 22 | 24 | 1.1 |')
+
+    def test_non_numbers_are_left_out(self):
+        sp = spread.spread(spread.load(self.paths), '.')
+        self.assertNotIn('p.name', sp)
+
+    def test_report_puts_base_first(self):
+        out = spread.report(list(reversed(self.paths)), 'rate', 'vanilla')
+        self.assertIn('vanilla', out.splitlines()[2])
+
+    def test_no_runs(self):
+        self.assertIsNone(spread.report([str(self.dir / 'none')], '.', 'v'))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=1)
