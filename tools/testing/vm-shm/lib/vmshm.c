@@ -827,6 +827,7 @@ static void vm_raise_sysctl(const char *path, unsigned long long want)
 void *vm_shm_create(uint64_t bytes, int *idp)
 {
 	uint64_t pages = (bytes + vm_pagesize - 1) / vm_pagesize;
+	long long all;
 	int id, err;
 	void *p;
 
@@ -836,9 +837,17 @@ void *vm_shm_create(uint64_t bytes, int *idp)
 			  (unsigned long long)bytes);
 		return NULL;
 	}
-	/* 2.6.3 defaults to SHMMAX 32 MB: raise it when we may */
+	/*
+	 * 2.6.3 defaults to SHMMAX 32 MB: raise it when we may, and SHMALL,
+	 * the pages of all segments together, to what memory and swap can
+	 * hold, since a program may create several (shm_swap_storm on a
+	 * guest of many GB)
+	 */
+	all = (vm_meminfo_kb("MemTotal") + vm_meminfo_kb("SwapTotal")) *
+	      1024 / vm_pagesize;
 	vm_raise_sysctl("/proc/sys/kernel/shmmax", pages * vm_pagesize);
-	vm_raise_sysctl("/proc/sys/kernel/shmall", pages * 2 + 65536);
+	vm_raise_sysctl("/proc/sys/kernel/shmall",
+			VM_MAX(pages * 2 + 65536, (uint64_t)VM_MAX(all, 0)));
 
 	id = shmget(IPC_PRIVATE, (size_t)bytes, IPC_CREAT | IPC_EXCL | 0600);
 	if (id < 0) {
