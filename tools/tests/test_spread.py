@@ -40,6 +40,10 @@ class SpreadTest(unittest.TestCase):
         g2 = spread.group_of(result('vanilla', 1, icount=False))
         self.assertNotEqual(g1, g2)
         self.assertIn('icount', g1)
+        r = result('vanilla', 1)
+        r.update(args={'p': '-a 1'}, sysctls=['vm/x:0'], append='')
+        g3 = spread.group_of(r)
+        self.assertEqual(g3, g1 + ' vm/x:0 p=[-a 1]')
 
     def test_median_min_max_and_ratio(self):
         runs = spread.load(self.paths)

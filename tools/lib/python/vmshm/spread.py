@@ -36,6 +36,12 @@ def group_of(d):
     g += ' c%s m%s' % (d.get('cpus', '?'), d.get('mem_mb', '?'))
     if d.get('icount'):
         g += ' icount'
+    for s in d.get('sysctls') or []:
+        g += ' ' + s
+    if d.get('append'):
+        g += ' ' + d['append']
+    for prog, a in sorted((d.get('args') or {}).items()):
+        g += ' %s=[%s]' % (prog, a)
     return g
 
 
