@@ -3,8 +3,8 @@
  * overcommit_copy - the report's machine as it was: already swapping
  * when the copy started.  A busy SysV shm segment (-S, default 0.75 *
  * mem) that -P processes touch all over, at a set pace (each makes one
- * pass of the segment every -I ms, sleeping when ahead of that pace and
- * never spinning to catch up), then anonymous pressure (-a, default 0.40
+ * pass of the segment every -I ms, default 1 s, sleeping when ahead of
+ * that pace), then anonymous pressure (-a, default 0.40
  * * mem) that overcommits memory by some 15 %, then, with both still
  * running, a sequential read of a file of -s MB (default 0.5 * mem).
  *
@@ -103,15 +103,16 @@ static void drop_filler(void)
 	filler[0] = 0;
 }
 
+/* -1 when it cannot be told */
 static double ratio(long long num, long long den)
 {
-	return den > 0 && num >= 0 ? (double)num / den : 0;
+	return den > 0 && num >= 0 ? (double)num / den : -1;
 }
 
 int main(int argc, char **argv)
 {
 	long shm_mb = -1, press_mb = -1, file_mb = -1, nproc = 4;
-	long pass_ms = 10000, press_nice = 0, time_s = 300;
+	long pass_ms = 1000, press_nice = 0, time_s = 300, passes = 1;
 	const struct vm_opt opts[] = {
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
 		  "shm segment, all of it busy (default 0.75 * mem)" },
@@ -119,11 +120,14 @@ int main(int argc, char **argv)
 		  "shm toucher processes (default 4)" },
 		{ 'I', VM_OPT_LONG, &pass_ms, "MS",
 		  "each toucher passes the segment once every MS at an even "
-		  "pace (default 10000; 0: as fast as it can)" },
+		  "pace (default 1000; 0: as fast as it can)" },
 		{ 'a', VM_OPT_LONG, &press_mb, "MB",
 		  "anonymous pressure (default 0.40 * mem)" },
 		{ 'N', VM_OPT_LONG, &press_nice, "INC",
 		  "the pressure runs at this nice increment (default 0)" },
+		{ 'p', VM_OPT_LONG, &passes, "N",
+		  "passes every toucher makes under the pressure before the "
+		  "read (default 1)" },
 		{ 's', VM_OPT_LONG, &file_mb, "MB",
 		  "file read under the load (default 0.5 * mem)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
@@ -132,16 +136,16 @@ int main(int argc, char **argv)
 		{ 0, 0, NULL, NULL, NULL },
 	};
 	struct vm_vmstat_snap s0, s1, s2, s3, s4;
-	struct vm_rd quiet, busy;
+	struct vm_rd cold, quiet, busy;
 	struct vm_probe probe;
 	struct vm_load load;
 	struct vm_hog hog;
 	char path[512], *buf;
-	uint64_t size, shm_bytes, press_bytes, room;
+	uint64_t size, shm_bytes, press_bytes, room, b0;
 	long long needed_kb, avail, so, si;
 	double t0, press_ms = -1, press_stall = 0, cpu0, cpu1;
-	int fd, hog_state = 0, load_ok = 0, ok;
-	uint32_t errs;
+	int fd, hog_state = 0, load_ok = 0, ok, probe_ok;
+	uint32_t errs, warm;
 	long bad;
 
 	vm_init("overcommit_copy", argc, argv, opts, summary, 1500);
@@ -152,49 +156,62 @@ int main(int argc, char **argv)
 	if (file_mb < 0)
 		file_mb = vm_cfg.mem_mb / 2;
 	if (nproc < 1 || nproc > VM_LOAD_MAX || pass_ms < 0 || shm_mb < 1 ||
-	    press_mb < 0 || file_mb < 4) {
-		fprintf(stderr, "overcommit_copy: bad -S, -P, -I, -a or -s\n");
+	    press_mb < 1 || file_mb < 4 || passes < 0) {
+		fprintf(stderr, "overcommit_copy: bad -S, -P, -I, -a, -p or "
+			"-s\n");
 		return 1;
 	}
 	shm_bytes = vm_vsize_cap((uint64_t)shm_mb * VM_MB);
 	size = (uint64_t)file_mb * VM_MB;
+
+	/* what would make the scenario meaningless, before KTAP starts */
 	if (vm_meminfo_kb("SwapTotal") <= 0)
 		ktap_skip_all("no swap: the load cannot overcommit memory");
+	if (vm_is_tmpfs(vm_cfg.dir) > 0)
+		ktap_skip_all("the file would be in memory (tmpfs): use -d on "
+			      "a disk");
+	buf = malloc(VM_RD_BUF);
+	if (!buf)
+		ktap_skip_all("no memory for the read buffer");
+	room = vm_fs_avail(vm_cfg.dir);
+	room = room > 32 * VM_MB ? room - 32 * VM_MB : 0;
+	if (room < 4 * VM_MB)
+		ktap_skip_all("no room for the file in the data directory");
 
 	ktap_header(T_N);
 	ktap_names(names);
 	vm_fig_i("mem_mb", vm_cfg.mem_mb, "MB");
 	vm_fig_i("shm_mb", (long long)(shm_bytes / VM_MB), "MB");
+	if (shm_bytes < (uint64_t)shm_mb * VM_MB)
+		ktap_diag("segment capped to %llu MB (one 32-bit mapping): "
+			  "the load may not overcommit memory",
+			  (unsigned long long)(shm_bytes / VM_MB));
 	vm_fig_i("procs", nproc, "count");
 	vm_fig_i("pass_ms", pass_ms, "ms");
+	vm_fig_i("passes", passes, "count");
 	vm_fig_i("pressure_nice", press_nice, "count");
 	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
-	buf = malloc(VM_RD_BUF);
-	if (!buf)
-		ktap_skip_all("no memory for the read buffer");
 
 	vm_phase("create file");
 	snprintf(path, sizeof(path), "%s/vmshm_overcommit.%d.dat", vm_cfg.dir,
 		 (int)getpid());
-	if (vm_is_tmpfs(vm_cfg.dir) > 0)
-		ktap_skip_all("the file would be in memory (tmpfs): use -d on "
-			      "a disk");
-	room = vm_fs_avail(vm_cfg.dir);
-	room = room > 32 * VM_MB ? room - 32 * VM_MB : 0;
 	if (size > room) {
 		ktap_diag("only %llu MB free in %s: file capped",
 			  (unsigned long long)(room / VM_MB), vm_cfg.dir);
 		size = room / VM_MB * VM_MB;
 	}
-	if (size < 4 * VM_MB || vm_file_create(path, size, buf) != 0) {
-		unlink(path);
-		ktap_skip_all("no file in the data directory");
-	}
-	fd = open(path, O_RDONLY);
+	fd = -1;
+	if (vm_file_create(path, size, buf) == 0)
+		fd = open(path, O_RDONLY);
 	if (fd < 0) {
-		ktap_diag("open %s: %s", path, strerror(errno));
+		int t;
+
+		ktap_fail(names[T_FILE], "cannot create and open %s", path);
 		unlink(path);
-		ktap_skip_all("cannot open the file");
+		vm_unregister_path(path);
+		for (t = T_QUIET; t < T_N; t++)
+			ktap_skip(names[t], "no file");
+		ktap_exit();
 	}
 	vm_fig_i("file_mb", (long long)(size / VM_MB), "MB");
 	ktap_ok(names[T_FILE], "%llu MB", (unsigned long long)(size / VM_MB));
@@ -208,24 +225,37 @@ int main(int argc, char **argv)
 	 */
 	vm_phase("unloaded read");
 	vm_file_drop_cache(fd, size);
-	vm_file_read(fd, size, size, 1, 0, &quiet, buf, "cold read");
-	vm_fig_f("cold_MBps", vm_rd_mbps(&quiet), "MBps");
+	vm_file_read(fd, size, size, 1, 0, &cold, buf, "cold read");
+	vm_fig_f("cold_MBps", vm_rd_mbps(&cold), "MBps");
 	vm_file_drop_cache(fd, size);
 	if (fill_cache(path, buf) != 0)
 		ktap_diag("no filler file: the quiet read starts on free "
 			  "memory");
+	vm_fig_i("filler_mb", filler[0] ? vm_cfg.mem_mb : 0, "MB");
 	vm_file_read(fd, size, size, 1, 0, &quiet, buf, "unloaded read");
 	vm_fig_f("unloaded_MBps", vm_rd_mbps(&quiet), "MBps");
 	drop_filler();
 	vm_file_drop_cache(fd, size);
-	ktap_result(!quiet.err && !quiet.bad && quiet.bytes == size,
+	ktap_result(!cold.err && !cold.bad && cold.bytes == size &&
+		    !quiet.err && !quiet.bad && quiet.bytes == size,
 		    names[T_QUIET], "%.1f MB/s", vm_rd_mbps(&quiet));
 
-	if (vm_probe_start(&probe, 10) != 0)
+	/*
+	 * The probe and the pressure's workers are forked before the
+	 * segment exists: forked later they would map it, and on 2.6.3 pay
+	 * a pte_chain entry per page of it, which is not the load.
+	 */
+	probe_ok = vm_probe_start(&probe, 10) == 0;
+	if (!probe_ok)
 		ktap_diag("no latency probe");
+	memset(&hog, 0, sizeof(hog));
+	if (vm_hog_prepare(&hog, (uint64_t)press_mb * VM_MB,
+			   (int)press_nice) != 0)
+		hog_state = -2;
 
 	vm_phase("create and fill segment");
 	vm_vmstat_snap(&s0);
+	memset(&load, 0, sizeof(load));
 	if (vm_load_create(&load, shm_bytes, 0x0c0c) == 0) {
 		load.pass_ms = pass_ms;
 		load.light = 1;
@@ -243,9 +273,12 @@ int main(int argc, char **argv)
 	}
 
 	/*
-	 * The pressure phase.  What the pressure needs freed is counted
-	 * when it starts; swap-out beyond that is reclaim taking pages the
-	 * touchers fault straight back (swap-in), the storm of the report.
+	 * The pressure phase: from the start of the pressure until it has
+	 * all its memory and every toucher has made -p passes since it
+	 * started, so that what reclaim took from the busy segment has had
+	 * its chance to come back (swap-in).  What the pressure needs freed
+	 * is counted when it starts; swap-out beyond that is reclaim taking
+	 * pages the touchers fault straight back, the storm of the report.
 	 */
 	vm_phase("pressure");
 	press_bytes = vm_cap_pressure((uint64_t)press_mb * VM_MB, shm_bytes);
@@ -256,11 +289,21 @@ int main(int argc, char **argv)
 	if (needed_kb < 0)
 		needed_kb = 0;
 	vm_probe_reset(&probe);
-	if (load_ok && press_bytes &&
-	    vm_hog_start_nice(&hog, press_bytes, (int)press_nice) == 0) {
+	warm = load_ok ? vm_load_min_passes(&load) : 0;
+	b0 = load_ok ? vm_load_blocks_touched(&load) : 0;
+	t0 = vm_now_ms();
+	if (load_ok && press_bytes && hog_state == 0) {
+		vm_hog_go(&hog, press_bytes);
 		hog_state = vm_hog_wait(&hog, time_s, NULL, NULL) == 0 ? 1 : -1;
 		press_ms = vm_hog_done_ms(&hog);
-	} else {
+		while (hog_state == 1 &&
+		       vm_load_min_passes(&load) < warm + passes &&
+		       !vm_load_check_dead(&load) &&
+		       vm_now_ms() - t0 < time_s * 1000.0)
+			vm_sleep_ms(20);
+		if (vm_load_min_passes(&load) < warm + passes)
+			hog_state = -3;
+	} else if (hog_state == 0) {
 		hog_state = -2;
 	}
 	vm_vmstat_snap(&s2);
@@ -274,7 +317,11 @@ int main(int argc, char **argv)
 	vm_fig_f("press_swapout_over_needed",
 		 ratio(so * vm_pagesize / 1024, needed_kb), "ratio");
 	vm_fig_f("press_ms", press_ms, "ms");
-	vm_fig_f("press_probe_max_ms", press_stall, "ms");
+	vm_fig_f("press_phase_ms", vm_now_ms() - t0, "ms");
+	vm_fig_f("press_passes", load_ok && load.nblk ?
+		 (double)(vm_load_blocks_touched(&load) - b0) / load.nblk /
+		 load.nproc : -1, "count");
+	vm_fig_f("press_probe_max_ms", probe_ok ? press_stall : -1, "ms");
 	if (hog_state == 1)
 		ktap_ok(names[T_PRESS], "%llu MB in %.0f ms, %lld pages out, "
 			"%lld in, %lld kB needed",
@@ -282,13 +329,15 @@ int main(int argc, char **argv)
 			so, si, needed_kb);
 	else
 		ktap_fail(names[T_PRESS], "%s", hog_state == -2 ?
-			  "no load or no pressure" :
+			  "no load or no pressure" : hog_state == -3 ?
+			  "touchers did not make their passes in time" :
 			  "pressure failed or not satisfied in time");
 
 	vm_phase("loaded read");
 	vm_file_drop_cache(fd, size);
 	vm_probe_reset(&probe);
 	vm_vmstat_snap(&s3);
+	b0 = load_ok ? vm_load_blocks_touched(&load) : 0;
 	cpu0 = load_ok ? vm_load_cpu_s(&load) : 0;
 	vm_file_read(fd, size, size, 1, time_s * 1000.0, &busy, buf,
 		     "loaded read");
@@ -299,15 +348,18 @@ int main(int argc, char **argv)
 	vm_fig_f("loaded_MBps", vm_rd_mbps(&busy), "MBps");
 	vm_fig_f("loaded_over_unloaded",
 		 vm_rd_mbps(&quiet) > 0 ?
-		 vm_rd_mbps(&busy) / vm_rd_mbps(&quiet) : 0, "ratio");
+		 vm_rd_mbps(&busy) / vm_rd_mbps(&quiet) : -1, "ratio");
 	vm_fig_i("read_pswpout", so, "pages");
 	vm_fig_i("read_pswpin", si, "pages");
-	vm_fig_f("read_swapout_per_byte", busy.bytes ?
-		 (double)(so > 0 ? so : 0) * vm_pagesize / busy.bytes : 0,
-		 "ratio");
-	vm_fig_f("read_probe_max_ms", vm_probe_max_ms(&probe), "ms");
+	vm_fig_f("read_swapout_per_byte", busy.bytes && so >= 0 ?
+		 (double)so * vm_pagesize / busy.bytes : -1, "ratio");
+	vm_fig_f("read_passes", load_ok && load.nblk ?
+		 (double)(vm_load_blocks_touched(&load) - b0) / load.nblk /
+		 load.nproc : -1, "count");
+	vm_fig_f("read_probe_max_ms", probe_ok ? vm_probe_max_ms(&probe) : -1,
+		 "ms");
 	vm_fig_f("read_toucher_cpu_pct", busy.ms > 0 ?
-		 (cpu1 - cpu0) * 1000 / busy.ms * 100 : 0, "percent");
+		 (cpu1 - cpu0) * 1000 / busy.ms * 100 : -1, "percent");
 	if (busy.truncated)
 		ktap_diag("loaded read stopped by the %ld s bound after %llu "
 			  "MB", time_s, (unsigned long long)(busy.bytes /
@@ -317,11 +369,12 @@ int main(int argc, char **argv)
 		    "swapped out", vm_rd_mbps(&busy), so);
 
 	vm_phase("stop");
-	if (load_ok)
-		vm_load_stop(&load, 60000);
-	if (hog_state == 1 || hog_state == -1)
-		vm_hog_stop(&hog, NULL);
-	vm_probe_stop(&probe);
+	if (load.sh)
+		vm_load_stop(&load, 60000);	/* also after a partial start */
+	if (hog.sh)
+		vm_hog_stop(&hog, NULL);	/* started or only prepared */
+	if (probe_ok)
+		vm_probe_stop(&probe);
 	if (load.base) {
 		vm_phase("verify");
 		errs = vm_load_errors(&load);

@@ -89,7 +89,7 @@ static void grp_leader(struct grp *g, uint64_t bytes, uint32_t seed,
 	while (!g->go && !g->stop)
 		vm_sleep_ms(10);
 	if (!g->stop && vm_load_start(&l, nproc, stride) != 0)
-		g->died++;
+		l.died++;	/* passes stay 0: the test fails */
 	while (!g->stop) {
 		g->passes = vm_load_min_passes(&l);
 		g->blocks = vm_load_blocks_touched(&l);
@@ -152,8 +152,18 @@ static int grp_wait_ready(double bound_ms)
 
 	do {
 		for (i = 0, ready = 0; i < ngrp; i++) {
+			int st;
+
 			if (grp[i].ready < 0)
 				return -1;
+			if (!grp[i].ready &&
+			    waitpid(grp_pid[i], &st, WNOHANG) == grp_pid[i]) {
+				ktap_diag("shm group %d: leader ended while "
+					  "filling (status 0x%x)", i + 1, st);
+				vm_forget_child(grp_pid[i]);
+				grp_pid[i] = -1;
+				return -1;
+			}
 			ready += grp[i].ready;
 		}
 		if (ready < ngrp) {
@@ -294,8 +304,10 @@ int main(int argc, char **argv)
 	if (press_mb < 0)
 		press_mb = vm_cfg.mem_mb / 2;
 	if (nproc < 1 || nproc > VM_LOAD_MAX || passes < 1 || stride < 1 ||
-	    hot_pct < 1 || hot_pct > 100 || pause_ms < 0) {
-		fprintf(stderr, "shm_swap_storm: bad -P, -p, -S, -H or -I\n");
+	    hot_pct < 1 || hot_pct > 100 || pause_ms < 0 || shm_mb < 1 ||
+	    press_mb < 0) {
+		fprintf(stderr, "shm_swap_storm: bad -s, -a, -P, -p, -S, -H or "
+			"-I\n");
 		return 1;
 	}
 	shm_bytes = (uint64_t)shm_mb * VM_MB;
@@ -322,6 +334,20 @@ int main(int argc, char **argv)
 		ktap_diag("no swap: the segment cannot be swapped, expect "
 			  "little swap-out");
 
+	memset(&hog, 0, sizeof(hog));
+	/*
+	 * The probe and the pressure's workers are forked before any
+	 * segment exists: forked later they would map it, and on 2.6.3 pay
+	 * a pte_chain entry per page of it, which is not the load.
+	 */
+	if (vm_probe_start(&probe, 10) != 0)
+		ktap_diag("no latency probe");
+	if (press_bytes &&
+	    vm_hog_prepare(&hog, press_bytes, (int)press_nice) != 0) {
+		hog_state = -1;
+		press_bytes = 0;
+	}
+
 	vm_phase("create and fill segment");
 	t0 = vm_now_ms();
 	if (grp_create(seg_bytes, (int)nproc, (int)stride, hot_pct,
@@ -339,8 +365,7 @@ int main(int argc, char **argv)
 	ktap_ok(names[0], NULL);
 
 	vm_vmstat_snap(&s0);
-	if (vm_probe_start(&probe, 10) != 0)
-		ktap_diag("no latency probe");
+	vm_probe_reset(&probe);
 	vm_phase("touchers: first pass");
 	t0 = vm_now_ms();
 	load.nhot = load.nblk * hot_pct / 100;
@@ -360,7 +385,8 @@ int main(int argc, char **argv)
 	vm_fig_f("first_pass_s", (vm_now_ms() - t0) / 1000, "s");
 	vm_fig_f("first_pass_stall_ms", vm_probe_max_ms(&probe), "ms");
 
-	press_bytes = vm_cap_pressure(press_bytes, shm_bytes);
+	if (press_bytes)
+		press_bytes = vm_cap_pressure(press_bytes, shm_bytes);
 	vm_fig_i("pressure_mb", (long long)(press_bytes / VM_MB), "MB");
 
 	vm_phase("pressure");
@@ -378,11 +404,8 @@ int main(int argc, char **argv)
 		needed_kb = 0;
 	t_press = vm_now_ms();
 	memset(&hog_ru, 0, sizeof(hog_ru));
-	if (press_bytes &&
-	    vm_hog_start_nice(&hog, press_bytes, (int)press_nice) != 0) {
-		hog_state = -1;
-		press_bytes = 0;
-	}
+	if (press_bytes)
+		vm_hog_go(&hog, press_bytes);
 	for (;;) {
 		struct vm_vmstat_snap s;
 
@@ -416,10 +439,10 @@ int main(int argc, char **argv)
 
 	vm_phase("stop");
 	warm = min_passes(&load) - warm;	/* passes under pressure */
-	vm_load_stop(&load, 60000);
 	grp_stop();
-	if (press_bytes)
-		vm_hog_stop(&hog, &hog_ru);
+	vm_load_stop(&load, 60000);
+	if (hog.sh)
+		vm_hog_stop(&hog, &hog_ru);	/* started or only prepared */
 	vm_probe_stop(&probe);
 
 	swapout = vm_vmstat_delta(&s1, &s2, VMS_PSWPOUT);

@@ -113,7 +113,7 @@ static void vm_load_toucher(struct vm_load *l, int me)
 			if (l->sh->stop)
 				break;
 			if (l->pass_ms > 0 && !(++seen & 63)) {
-				/* a rate, not a spin; no catching up */
+				/* a rate, not a spin; a second late: resync */
 				double due = t_pass + (double)l->pass_ms *
 					     seen / per_pass;
 				double now = vm_now_ms();

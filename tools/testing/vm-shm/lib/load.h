@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * load.h - the shm swap load shared by shm_swap_storm and
- * copy_during_swap: one SysV segment filled with self-describing blocks,
+ * load.h - the shm swap load shared by shm_swap_storm, copy_during_swap
+ * and overcommit_copy: one SysV segment filled with self-describing blocks,
  * touched by several processes, each owning (rewriting) every nproc-th
  * block and reading the header of all others.
  */

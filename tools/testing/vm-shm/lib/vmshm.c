@@ -1665,6 +1665,8 @@ struct vm_hog_shared {
 	volatile uint32_t state[VM_HOG_MAX];	/* 0 run, 1 done, 2 failed */
 	volatile uint32_t done_ms[VM_HOG_MAX];
 	volatile int32_t err[VM_HOG_MAX];
+	volatile uint32_t share[VM_HOG_MAX];	/* pages, set by vm_hog_go */
+	volatile double t0;
 };
 
 #define VM_HOG_CHUNK	(8 * VM_MB)
@@ -1676,13 +1678,27 @@ struct vm_hog_shared {
  */
 #define VM_HOG_WORKER	(256 * VM_MB)
 
-static void vm_hog_worker(struct vm_hog *h, int i, uint64_t bytes)
+/*
+ * A worker waits for vm_hog_go() on the pipe (blocked, using no CPU),
+ * then touches its share.
+ */
+static void vm_hog_worker(struct vm_hog *h, int i)
 {
 	struct vm_hog_shared *sh = h->sh;
-	uint64_t done = 0;
+	uint64_t done = 0, bytes;
 	size_t len, off;
-	char *p;
+	ssize_t got;
+	char c, *p;
+	int go = h->go_fd[0];
 
+	close(h->go_fd[1]);
+	do
+		got = read(go, &c, 1);
+	while (got < 0 && errno == EINTR);
+	close(go);
+	if (got != 1)
+		_exit(0);		/* the caller went away */
+	bytes = (uint64_t)sh->share[i] * vm_pagesize;
 	while (done < bytes) {
 		len = (size_t)VM_MIN(bytes - done, (uint64_t)VM_HOG_CHUNK);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -1703,7 +1719,7 @@ static void vm_hog_worker(struct vm_hog *h, int i, uint64_t bytes)
 		sh->touched[i] = done / vm_pagesize;
 	}
 	if (sh->state[i] == 0) {
-		sh->done_ms[i] = (uint32_t)(vm_now_ms() - h->t0);
+		sh->done_ms[i] = (uint32_t)(vm_now_ms() - sh->t0);
 		sh->state[i] = 1;
 	}
 	/* hold the memory until killed */
@@ -1718,13 +1734,19 @@ int vm_hog_start(struct vm_hog *h, uint64_t bytes)
 
 int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc)
 {
-	uint64_t per, left;
+	if (vm_hog_prepare(h, bytes, inc) != 0)
+		return -1;
+	vm_hog_go(h, bytes);
+	return 0;
+}
+
+int vm_hog_prepare(struct vm_hog *h, uint64_t max_bytes, int inc)
+{
 	int i;
 
 	memset(h, 0, sizeof(*h));
-	bytes = bytes / vm_pagesize * vm_pagesize;
-	h->bytes = bytes;
-	h->n = (int)((bytes + VM_HOG_WORKER - 1) / VM_HOG_WORKER);
+	max_bytes = max_bytes / vm_pagesize * vm_pagesize;
+	h->n = (int)((max_bytes + VM_HOG_WORKER - 1) / VM_HOG_WORKER);
 	if (h->n < 1)
 		h->n = 1;
 	if (h->n > VM_HOG_MAX)
@@ -1734,13 +1756,11 @@ int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc)
 		ktap_diag("hog: mmap shared page: %s", strerror(errno));
 		return -1;
 	}
-	per = (bytes / h->n + vm_pagesize - 1) / vm_pagesize * vm_pagesize;
-	left = bytes;
-	h->t0 = vm_now_ms();
+	if (pipe(h->go_fd) != 0) {
+		ktap_diag("hog: pipe: %s", strerror(errno));
+		return -1;
+	}
 	for (i = 0; i < h->n; i++) {
-		uint64_t mine = VM_MIN(per, left);
-
-		left -= mine;
 		h->pid[i] = vm_fork();
 		if (h->pid[i] < 0) {
 			ktap_diag("hog: fork: %s", strerror(errno));
@@ -1751,10 +1771,36 @@ int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc)
 		if (h->pid[i] == 0) {
 			if (inc)
 				nice(inc);
-			vm_hog_worker(h, i, mine);
+			vm_hog_worker(h, i);
 		}
 	}
+	close(h->go_fd[0]);
 	return 0;
+}
+
+void vm_hog_go(struct vm_hog *h, uint64_t bytes)
+{
+	uint64_t per, left;
+	char go[VM_HOG_MAX];
+	int i;
+
+	bytes = bytes / vm_pagesize * vm_pagesize;
+	h->bytes = bytes;
+	per = (bytes / h->n + vm_pagesize - 1) / vm_pagesize * vm_pagesize;
+	left = bytes;
+	for (i = 0; i < h->n; i++) {
+		uint64_t mine = VM_MIN(per, left);
+
+		left -= mine;
+		h->sh->share[i] = (uint32_t)(mine / vm_pagesize);
+	}
+	h->t0 = vm_now_ms();
+	h->sh->t0 = h->t0;
+	__sync_synchronize();
+	memset(go, 'g', sizeof(go));
+	if (vm_write_all(h->go_fd[1], go, h->n) != 0)
+		ktap_diag("hog: go: %s", strerror(errno));
+	close(h->go_fd[1]);
 }
 
 uint64_t vm_hog_touched(struct vm_hog *h)

@@ -196,11 +196,21 @@ struct vm_hog {
 	uint64_t bytes;
 	double t0;
 	struct vm_hog_shared *sh;
+	int go_fd[2];
 };
 /* start workers touching @bytes in total; they hold it until stopped */
 int vm_hog_start(struct vm_hog *h, uint64_t bytes);
 /* the same, the workers at nice(@inc) */
 int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc);
+/*
+ * The same in two steps: fork the workers for up to @max_bytes now, so
+ * that they do not inherit (and map, at fork's cost) what the caller maps
+ * later, such as a shm segment; they wait, blocked, until vm_hog_go()
+ * hands them @bytes (at most @max_bytes) to touch.  vm_hog_stop() as
+ * usual, started or not.
+ */
+int vm_hog_prepare(struct vm_hog *h, uint64_t max_bytes, int inc);
+void vm_hog_go(struct vm_hog *h, uint64_t bytes);
 uint64_t vm_hog_touched(struct vm_hog *h);
 int vm_hog_done(struct vm_hog *h);	/* 1 all touched, -1 a worker failed */
 double vm_hog_done_ms(struct vm_hog *h);	/* -1 if not done */
