@@ -45,6 +45,15 @@ class SpreadTest(unittest.TestCase):
         g3 = spread.group_of(r)
         self.assertEqual(g3, g1 + ' vm/x:0 p=[-a 1]')
 
+    def test_kernel_runs_are_named_by_their_build(self):
+        r = result(None, 1)
+        r.update(variant=None, config=None,
+                 kernel_image='build/obj/nofa-up/arch/i386/boot/bzImage')
+        self.assertTrue(spread.group_of(r).startswith('nofa-up c1'))
+        r['kernel_image'] = '/boot/vmlinuz'
+        r['kernel_release'] = '6.1.0'
+        self.assertTrue(spread.group_of(r).startswith('kernel-6.1.0 c1'))
+
     def test_median_min_max_and_ratio(self):
         runs = spread.load(self.paths)
         sp = spread.spread(runs, r'rate')

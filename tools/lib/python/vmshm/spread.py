@@ -32,7 +32,13 @@ def load(paths):
 
 def group_of(d):
     """The kernel and conditions a run measured, as one string."""
-    g = '%s-%s' % (d.get('variant') or 'kernel', d.get('config') or '?')
+    if d.get('variant'):
+        g = '%s-%s' % (d['variant'], d.get('config') or '?')
+    else:
+        # --kernel: the build directory names the kernel (build/obj/<name>/...)
+        parts = str(d.get('kernel_image') or '').split('/')
+        g = parts[parts.index('obj') + 1] if 'obj' in parts[:-1] else \
+            'kernel-%s' % (d.get('kernel_release') or '?')
     g += ' c%s m%s' % (d.get('cpus', '?'), d.get('mem_mb', '?'))
     if d.get('icount'):
         g += ' icount'
