@@ -37,6 +37,10 @@
  *   vmshm.disks=N                  wait up to 5 s for N vm-shm disks to
  *                                  appear (after loading modules)
  *
+ * With the kernel's own profile=N, /proc/profile is cleared before each
+ * program and its non-zero buckets are printed after it as "# prof:"
+ * lines (tools/vmshm profile turns them into functions).
+ *
  * Files in the root: /bin/<prog>, /etc/vmshm/programs (one name a line),
  * optionally /etc/vmshm/modules (paths of .ko files loaded in that order
  * with finit_module, for kernels whose disk drivers are modules).
@@ -573,6 +577,81 @@ static void rmap_report(const long long *before)
 }
 
 /*
+ * The kernel's profile (boot with profile=N): cleared before a program
+ * and dumped after it as
+ *
+ *   # prof: <prog> step=<bytes per bucket> buckets=<n>
+ *   # prof: <prog> <bucket>:<hits> <bucket>:<hits> ...
+ *
+ * for the non-zero buckets only; bucket i counts the timer ticks that
+ * found the kernel at _stext + i * step.  Nothing without /proc/profile.
+ */
+static void profile_reset(void)
+{
+	int fd = open("/proc/profile", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	/* any write but of sizeof(int) (SMP: the multiplier) clears it */
+	if (write(fd, "0", 1) != 1)
+		out("# vmshm: clear /proc/profile: %s", strerror(errno));
+	close(fd);
+}
+
+static void profile_dump(const char *prog)
+{
+	unsigned int *buf;
+	size_t size = 1 << 20, len = 0, i, n, on_line = 0;
+	char line[256];
+	int fd, pos = 0;
+	ssize_t got;
+
+	fd = open("/proc/profile", O_RDONLY);
+	if (fd < 0)
+		return;
+	buf = malloc(size);
+	while (buf) {
+		if (len == size) {
+			unsigned int *more = realloc(buf, size * 2);
+
+			if (!more)
+				break;
+			buf = more;
+			size *= 2;
+		}
+		got = read(fd, (char *)buf + len, size - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += got;
+	}
+	close(fd);
+	if (!buf || len < 2 * sizeof(unsigned int)) {
+		out("# vmshm: read /proc/profile: %s",
+		    buf ? "short" : "no memory");
+		free(buf);
+		return;
+	}
+	n = len / sizeof(unsigned int) - 1;
+	out("# prof: %s step=%u buckets=%zu", prog, buf[0], n);
+	for (i = 0; i < n; i++) {
+		if (!buf[i + 1])
+			continue;
+		pos += snprintf(line + pos, sizeof(line) - pos, " %zu:%u",
+				i, buf[i + 1]);
+		if (++on_line == 12) {
+			out("# prof: %s%s", prog, line);
+			pos = 0;
+			on_line = 0;
+		}
+	}
+	if (on_line)
+		out("# prof: %s%s", prog, line);
+	free(buf);
+}
+
+/*
  * A program that went silent may be stuck in the kernel: the task dump
  * of SysRq t (CONFIG_MAGIC_SYSRQ) shows where, on the console.
  */
@@ -671,6 +750,7 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	if (pipe(pfd) != 0)
 		fatal("pipe: %s", strerror(errno));
 	rmap_snapshot(rmap_before);
+	profile_reset();
 	t0 = now_ms();
 	pid = fork();
 	if (pid < 0)
@@ -748,6 +828,7 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	relay_flush(&relay);
 	close(pfd[0]);
 	rmap_report(rmap_before);
+	profile_dump(name);
 
 	if (sampler > 0) {
 		int64_t t = now_ms();

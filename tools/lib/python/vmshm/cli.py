@@ -28,7 +28,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import bisect, export, kbuild, lint, native, results, series, spread, tree
+from . import bisect, export, kbuild, lint, native, profile, results, series, spread, tree
 from .common import LAYOUT, Error, log, rel
 from .plot import gnuplot_timelines
 from .programs import PROGRAMS
@@ -134,6 +134,14 @@ def cmd_spread(args, layout):
     if t is None:
         raise Error('spread: no result.json among the arguments')
     print(t)
+    return 0
+
+
+def cmd_profile(args, layout):
+    try:
+        print(profile.report(args.runs, args.prog, args.top, layout, args.system_map))
+    except (OSError, ValueError) as e:
+        raise Error('profile: %s' % e)
     return 0
 
 
@@ -268,6 +276,12 @@ def add_result_commands(sub):
                    help='the group the ratios divide by (default: vanilla)')
     p.add_argument('runs', nargs='+', help='result.json files or run directories')
     p.set_defaults(fn=cmd_spread)
+    p = sub.add_parser('profile', help="a program's kernel profile (runs booted with profile=2), by function")
+    p.add_argument('--prog', required=True, help='the program whose profile to print')
+    p.add_argument('--top', type=int, default=25, help='functions to print (default 25)')
+    p.add_argument('--system-map', metavar='FILE', help="the kernel's System.map (default: beside the run's bzImage)")
+    p.add_argument('runs', nargs='+', help='run directories (build/results/<run>), one column each')
+    p.set_defaults(fn=cmd_profile)
 
 
 def add_series_commands(sub):
