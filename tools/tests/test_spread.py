@@ -50,7 +50,11 @@ class SpreadTest(unittest.TestCase):
         r.update(variant=None, config=None,
                  kernel_image='build/obj/nofa-up/arch/i386/boot/bzImage')
         self.assertTrue(spread.group_of(r).startswith('nofa-up c1'))
-        r['kernel_image'] = '/boot/vmlinuz'
+        # what the runner records: the image's name, and the path in the command
+        r.update(kernel_image='bzImage', qemu_command='qemu-system-i386 -m 256 '
+                 '-kernel build/obj/noka-up/arch/i386/boot/bzImage -append x')
+        self.assertTrue(spread.group_of(r).startswith('noka-up c1'))
+        r.update(kernel_image='/boot/vmlinuz', qemu_command='')
         r['kernel_release'] = '6.1.0'
         self.assertTrue(spread.group_of(r).startswith('kernel-6.1.0 c1'))
 

@@ -35,8 +35,11 @@ def group_of(d):
     if d.get('variant'):
         g = '%s-%s' % (d['variant'], d.get('config') or '?')
     else:
-        # --kernel: the build directory names the kernel (build/obj/<name>/...)
-        parts = str(d.get('kernel_image') or '').split('/')
+        # --kernel: the build directory names the kernel (build/obj/<name>/...);
+        # result.json keeps only the image's name, the QEMU command its path
+        cmd = str(d.get('qemu_command') or '').split()
+        image = cmd[cmd.index('-kernel') + 1] if '-kernel' in cmd[:-1] else ''
+        parts = str(image or d.get('kernel_image') or '').split('/')
         g = parts[parts.index('obj') + 1] if 'obj' in parts[:-1] else \
             'kernel-%s' % (d.get('kernel_release') or '?')
     g += ' c%s m%s' % (d.get('cpus', '?'), d.get('mem_mb', '?'))
