@@ -7,6 +7,8 @@
  * that pace), then anonymous pressure (-a, default 0.40
  * * mem) that overcommits memory by some 15 %, then, with both still
  * running, a sequential read of a file of -s MB (default 0.5 * mem).
+ * The pressure touches its memory once, as fast as it can or at -R MB a
+ * second, and then leaves it idle.
  *
  * Scenarios 2 and 3 were tuned to loads that fit in memory; this one
  * does not, so it measures what reclaim does on a box that must swap:
@@ -113,6 +115,7 @@ int main(int argc, char **argv)
 {
 	long shm_mb = -1, press_mb = -1, file_mb = -1, nproc = 4;
 	long pass_ms = 1000, press_nice = 0, time_s = 300, passes = 1;
+	long press_rate = 0;
 	const struct vm_opt opts[] = {
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
 		  "shm segment, all of it busy (default 0.75 * mem)" },
@@ -123,6 +126,9 @@ int main(int argc, char **argv)
 		  "pace (default 1000; 0: as fast as it can)" },
 		{ 'a', VM_OPT_LONG, &press_mb, "MB",
 		  "anonymous pressure (default 0.40 * mem)" },
+		{ 'R', VM_OPT_LONG, &press_rate, "MBPS",
+		  "the pressure touches at most MBPS MB a second (default 0: "
+		  "as fast as it can)" },
 		{ 'N', VM_OPT_LONG, &press_nice, "INC",
 		  "the pressure runs at this nice increment (default 0)" },
 		{ 'p', VM_OPT_LONG, &passes, "N",
@@ -156,8 +162,8 @@ int main(int argc, char **argv)
 	if (file_mb < 0)
 		file_mb = vm_cfg.mem_mb / 2;
 	if (nproc < 1 || nproc > VM_LOAD_MAX || pass_ms < 0 || shm_mb < 1 ||
-	    press_mb < 1 || file_mb < 4 || passes < 0) {
-		fprintf(stderr, "overcommit_copy: bad -S, -P, -I, -a, -p or "
+	    press_mb < 1 || file_mb < 4 || passes < 0 || press_rate < 0) {
+		fprintf(stderr, "overcommit_copy: bad -S, -P, -I, -a, -R, -p or "
 			"-s\n");
 		return 1;
 	}
@@ -190,6 +196,7 @@ int main(int argc, char **argv)
 	vm_fig_i("pass_ms", pass_ms, "ms");
 	vm_fig_i("passes", passes, "count");
 	vm_fig_i("pressure_nice", press_nice, "count");
+	vm_fig_i("pressure_rate", press_rate, "MBps");
 	vm_fig_i("swap_total_kb", vm_meminfo_kb("SwapTotal"), "kB");
 
 	vm_phase("create file");
@@ -293,6 +300,7 @@ int main(int argc, char **argv)
 	b0 = load_ok ? vm_load_blocks_touched(&load) : 0;
 	t0 = vm_now_ms();
 	if (load_ok && press_bytes && hog_state == 0) {
+		vm_hog_set_rate(&hog, (uint64_t)press_rate * VM_MB);
 		vm_hog_go(&hog, press_bytes);
 		hog_state = vm_hog_wait(&hog, time_s, NULL, NULL) == 0 ? 1 : -1;
 		press_ms = vm_hog_done_ms(&hog);

@@ -1667,6 +1667,7 @@ struct vm_hog_shared {
 	volatile int32_t err[VM_HOG_MAX];
 	volatile uint32_t share[VM_HOG_MAX];	/* pages, set by vm_hog_go */
 	volatile double t0;
+	volatile double rate;		/* bytes per ms per worker, 0 no pace */
 };
 
 #define VM_HOG_CHUNK	(8 * VM_MB)
@@ -1677,6 +1678,15 @@ struct vm_hog_shared {
  * share well under that.
  */
 #define VM_HOG_WORKER	(256 * VM_MB)
+
+/* sleep while the worker is ahead of its share of vm_hog_set_rate() */
+static void vm_hog_pace(struct vm_hog_shared *sh, uint64_t done)
+{
+	double ahead = done / sh->rate - (vm_now_ms() - sh->t0);
+
+	if (ahead >= 1)
+		usleep((useconds_t)(ahead * 1000));
+}
 
 /*
  * A worker waits for vm_hog_go() on the pipe (blocked, using no CPU),
@@ -1712,6 +1722,8 @@ static void vm_hog_worker(struct vm_hog *h, int i)
 			volatile uint32_t *w = (volatile uint32_t *)(p + off);
 
 			*w = (uint32_t)(done + off);
+			if (!((off / vm_pagesize) & 63) && sh->rate > 0)
+				vm_hog_pace(sh, done + off);
 			if (!((off / vm_pagesize) & 255))
 				sh->touched[i] = (done + off) / vm_pagesize;
 		}
@@ -1776,6 +1788,11 @@ int vm_hog_prepare(struct vm_hog *h, uint64_t max_bytes, int inc)
 	}
 	close(h->go_fd[0]);
 	return 0;
+}
+
+void vm_hog_set_rate(struct vm_hog *h, uint64_t bytes_per_s)
+{
+	h->sh->rate = bytes_per_s / 1000.0 / h->n;
 }
 
 void vm_hog_go(struct vm_hog *h, uint64_t bytes)

@@ -211,6 +211,8 @@ int vm_hog_start_nice(struct vm_hog *h, uint64_t bytes, int inc);
  */
 int vm_hog_prepare(struct vm_hog *h, uint64_t max_bytes, int inc);
 void vm_hog_go(struct vm_hog *h, uint64_t bytes);
+/* before vm_hog_go(): touch at most @bytes_per_s in all, 0 as fast as can be */
+void vm_hog_set_rate(struct vm_hog *h, uint64_t bytes_per_s);
 uint64_t vm_hog_touched(struct vm_hog *h);
 int vm_hog_done(struct vm_hog *h);	/* 1 all touched, -1 a worker failed */
 double vm_hog_done_ms(struct vm_hog *h);	/* -1 if not done */
