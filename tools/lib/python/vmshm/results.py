@@ -96,7 +96,7 @@ def result_record(parser, outcome, meta, requested, duration):
         events.append(e)
     rec = dict(meta)
     rec.update({'format': 1, 'outcome': outcome, 'duration_s': round(duration, 1),
-                'scenarios': requested, 'guest': parser.guest, 'programs': programs,
+                'scenarios': requested, 'totals': parser.totals, 'guest': parser.guest, 'programs': programs,
                 'events': events, 'running_at_end': parser.current,
                 'last_lines': [parser.scrub(l) for l in parser.lines[-20:]], 'verdict': v, 'summary': summary})
     return rec
@@ -177,7 +177,7 @@ def compare_rows(a, b):
 
 def compact(rec):
     """What goes into results/: figures and statuses, no timelines/paths."""
-    keep = ('label', 'date', 'full', 'outcome', 'duration_s', 'verdict', 'summary', 'scenarios')
+    keep = ('label', 'date', 'full', 'outcome', 'duration_s', 'verdict', 'summary', 'scenarios', 'totals')
     out = {k: rec.get(k) for k in keep + CONDITIONS}
     out['guest'] = {'uname': rec.get('guest', {}).get('uname'),
                     'figures': rec.get('guest', {}).get('figures', {})}
