@@ -35,9 +35,13 @@ class ResultsTest(unittest.TestCase):
         for p in sorted((REPO / 'results').rglob('*.json')):
             rec = results.load_result(p)
             self.assertTrue(set(results.CONDITIONS) <= set(rec), p.name)
-        old = results.load_result(REPO / 'results' / 'vanilla-up-icount-m128-c1-20261204T101640.json')
+        old = results.load_result(REPO / 'results' / 'campaign' / 'limits-vanilla-up-m256-c1-20261205T003838.json')
         self.assertIsNone(old['icount'])
         self.assertEqual(old['qemu'], 'qemu-system-i386')
+        # results/ itself: icount written in afterwards (save had dropped it)
+        icount = {p.name for p in (REPO / 'results').glob('*.json') if results.load_result(p)['icount']}
+        self.assertEqual(len(icount), 6, icount)
+        self.assertTrue(all('-icount-' in n for n in icount))
 
     def test_differing_conditions(self):
         a = results.with_defaults({'mem_mb': 256, 'icount': True, 'sysctls': None, 'variant': 'vanilla'})
