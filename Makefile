@@ -109,7 +109,7 @@ export:
 	tools/export-series $(LINUX)
 
 compare:
-	$(VMSHM) compare vanilla-$(CONFIG)-m$(MEM) patched-$(CONFIG)-m$(MEM)
+	$(VMSHM) compare variant=vanilla,config=$(CONFIG),mem=$(MEM) variant=patched,config=$(CONFIG),mem=$(MEM)
 
 lint:
 	$(VMSHM) lint

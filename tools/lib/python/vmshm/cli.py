@@ -67,9 +67,13 @@ def cmd_native(args, layout):
 
 
 def cmd_compare(args, layout):
-    a, b = results.load_result(args.a, layout), results.load_result(args.b, layout)
+    a = results.load_result(args.a, layout)
+    b = results.load_result(args.b, layout) if args.b else results.counterpart(a, results.find_runs(layout))
+    if b is None:
+        raise Error(f'{args.a}: no run of the other kernel under the same conditions; name B')
     for tag, r in (('A', a), ('B', b)):
-        log(f'{tag}: {r["label"]}  {r["date"]}  {r.get("verdict")}: {r.get("summary")}')
+        log(f'{tag}: {results.group_name(r)}  {r["date"]}  {r.get("verdict")}: {r.get("summary")}'
+            f'  ({rel(r["_path"])})')
     for k, va, vb in results.differing_conditions(a, b):
         log(f'note: the runs differ in {k}: A {va}, B {vb}')
     log('')
@@ -83,11 +87,12 @@ def cmd_compare(args, layout):
             log(f'{name + ".status":{w}}  {sa:>12}  {sb:>12}')
     for k, va, vb, ratio, unit in rows:
         log(f'{k:{w}}  {va:>12}  {vb:>12}  {ratio:>7}  {unit}')
-    out = Path(args.out) if args.out else layout.build / 'compare' / f'{a["label"]}-vs-{b["label"]}'
+    out = Path(args.out) if args.out else layout.build / 'compare' / (
+        f'{results.group_name(a, False)}-vs-{results.group_name(b, False)}')
     out.mkdir(parents=True, exist_ok=True)
     pngs = []
     for name in PROGRAMS:
-        runs = [(f'{tag}: {r["label"]}', r['programs'].get(name, {}).get('vmstat', []))
+        runs = [(f'{tag}: {results.group_name(r)}', r['programs'].get(name, {}).get('vmstat', []))
                 for tag, r in (('A', a), ('B', b))]
         if sum(len(s) > 1 for _, s in runs) == 0:
             continue
@@ -243,9 +248,14 @@ def add_run_commands(sub):
 
 
 def add_result_commands(sub):
-    p = sub.add_parser('compare', help='two runs side by side, with plots')
+    p = sub.add_parser('compare', help='two runs side by side, with plots',
+                       description='A and B: a result dir or result.json, a label prefix of a run in '
+                                   'build/results/, or conditions, e.g. variant=vanilla,config=up,mem=256 '
+                                   '(the latest such run in build/results/ or results/; conditions it does '
+                                   'not name, such as icount or sysctls, plain).  Without B: the latest run '
+                                   'of the other kernel under the same conditions.')
     p.add_argument('a')
-    p.add_argument('b')
+    p.add_argument('b', nargs='?')
     p.add_argument('--out', help='dir for the PNGs (default build/compare/A-vs-B)')
     p.set_defaults(fn=cmd_compare)
     p = sub.add_parser('trace', help='plot a classic vmstat text trace')
