@@ -11,6 +11,7 @@ Subcommands (run 'tools/vmshm CMD -h' for options):
   trace     plot a classic vmstat text trace (e.g. the seed mail's)
   save      copy a run's result into results/ (machine-readable, compact)
   table     markdown table of the runs in results/
+  headline  the README's results table (goals, 2.6.3, patched, ratio)
   spread    min/median/max of figures over repeated runs, per kernel
   lint      check patches/series, the patches it lists and the configs
   hash      print the series hash
@@ -28,7 +29,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import bisect, export, kbuild, lint, native, results, series, spread, tree
+from . import bisect, export, headline, kbuild, lint, native, results, series, spread, tree
 from .common import LAYOUT, Error, log, rel
 from .plot import gnuplot_timelines
 from .programs import PROGRAMS
@@ -131,6 +132,18 @@ def cmd_table(args, layout):
     doc = Path(args.update)
     doc.write_text(results.update_doc(doc.read_text() if doc.exists() else '', t))
     log(f'updated the table in {rel(doc)}')
+    return 0
+
+
+def cmd_headline(args, layout):
+    name, make = ('headline-runs', headline.sources) if args.runs else ('headline', headline.table)
+    t = make(layout.results)
+    if not args.update:
+        sys.stdout.write(t)
+        return 0
+    doc = Path(args.update)
+    doc.write_text(results.update_doc(doc.read_text() if doc.exists() else '', t, *results.markers(name)))
+    log(f'updated the {name} block in {rel(doc)}')
     return 0
 
 
@@ -272,6 +285,10 @@ def add_result_commands(sub):
     p.add_argument('--match', metavar='REGEX', help='only figures whose program.key matches')
     p.add_argument('--dir', metavar='SUBDIR', help='the runs of results/SUBDIR')
     p.set_defaults(fn=cmd_table)
+    p = sub.add_parser('headline', help="the README's results table: goals, 2.6.3, patched, ratio")
+    p.add_argument('--update', metavar='FILE', help='replace the headline block in FILE')
+    p.add_argument('--runs', action='store_true', help='the runs and series each row comes from instead')
+    p.set_defaults(fn=cmd_headline)
     p = sub.add_parser('spread', help='min/median/max of figures over repeated runs, per kernel')
     p.add_argument('--match', default='.', metavar='REGEX', help='only figures whose program.key matches (default: all)')
     p.add_argument('--base', default='vanilla', metavar='REGEX',
