@@ -6,10 +6,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from support import REPO
 from test_results import run
 
-from vmshm import headline
-from vmshm.common import Error
+from vmshm import headline, lint, results
+from vmshm.common import Error, Layout
 
 ROW = headline.Row('rates', 'p.rate', 'config=up,mem=256', 'at least 1.2 x 2.6.3', 'ratio >= 1.2')
 
@@ -69,6 +70,30 @@ class HeadlineTest(unittest.TestCase):
         self.write(run('a', 1, 1, config='debug'), patched('b', 1, 1, config='debug', verdict='FAIL'))
         row = headline.Row('integrity', 'verdict', 'config=debug', 'no BUG', 'patched == PASS')
         self.assertIn('| no BUG: **missed** | PASS | FAIL |  |', headline.table(self.dir, rows=(row,)))
+
+    def test_readme_is_current(self):
+        # what make lint checks: README.md's block is what results/ gives
+        self.assertEqual(lint.check_headline(), [])
+        layout = Layout(self.dir, self.dir / 'build')
+        (self.dir / 'README.md').write_text('no table\n')
+        self.assertIn('no generated results table', lint.check_headline(layout)[0])
+        begin, end = results.markers('headline')
+        layout.results.mkdir()
+        for i, r in enumerate((run('a', 1, 1), patched('b', 2, 1))):
+            (layout.results / f'{i}.json').write_text(json.dumps(r))
+        (self.dir / 'README.md').write_text(f'{begin}\n| typed by hand |\n{end}\n')
+        self.assertIn('run make readme-table', lint.check_headline(layout, (ROW,))[0])
+        (self.dir / 'README.md').write_text(f'{begin}\n{headline.table(layout.results, (ROW,))}{end}\n')
+        self.assertEqual(lint.check_headline(layout, (ROW,)), [])
+
+    def test_first_screen(self):
+        # the README's first screen: what, the two commands, the table
+        head = (REPO / 'README.md').read_text().split('\n')[:52]
+        text = '\n'.join(head)
+        self.assertIn('tools/deps && make LINUX=', text)
+        self.assertIn('tools/deps && make test', text)
+        self.assertIn('| scenario | figure | goal | 2.6.3 | patched | ratio |', text)
+        self.assertIn(results.markers('headline')[1], text)
 
 
 if __name__ == '__main__':
