@@ -121,7 +121,7 @@ native: testcases
 	$(VMSHM) native --mem $(NATIVE_MEM) --scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)'
 
 boot-debian: testcases
-	@test -n "$(DEBIAN_KERNEL)" || { echo 'make $@: no /boot/vmlinuz-*: apt-get install linux-image-amd64'; exit 2; }
+	@test -n "$(DEBIAN_KERNEL)" || { echo 'make $@: no /boot/vmlinuz-*: run tools/deps (it installs linux-image-amd64)'; exit 2; }
 	$(VMSHM) run --kernel $(DEBIAN_KERNEL) --mem $(TEST_MEM) --scale $(TEST_SCALE) --accel $(ACCEL) \
 		--timeout 900 --quiet-timeout 180 --label debian \
 		--scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)' $(ARGS)
