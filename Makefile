@@ -32,7 +32,7 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help deps vanilla patched soak faults export compare test lint unit testcases native boot-debian table clean objrmap
+.PHONY: help deps vanilla patched soak faults export compare test lint unit testcases native boot-debian table readme-table clean objrmap
 
 help:
 	@echo 'vm-shm: Linux 2.6.3 VM patchset and its QEMU test harness'
@@ -42,7 +42,7 @@ help:
 	@echo '  make LINUX=<tree> patched   the whole series, the same way'
 	@echo '  make LINUX=<tree> soak      the soak for SOAK_S=$(SOAK_S) s on VARIANT=$(VARIANT) CONFIG=$(CONFIG)'
 	@echo '  make LINUX=<tree> faults    limits, full and no swap, swapoff under the soak, swap disk errors: VARIANT, CONFIG'
-	@echo '  make compare                latest vanilla vs patched run of CONFIG=$(CONFIG), MEM=$(MEM): figures + PNGs'
+	@echo '  make compare                latest vanilla vs patched run of CONFIG=$(CONFIG), MEM=$(MEM), no icount/sysctls/args: figures + PNGs'
 	@echo '  make LINUX=<tree> export    quilt tarball, git bundle, mboxes under build/export/, checked to agree'
 	@echo
 	@echo 'Without one:'
@@ -54,7 +54,7 @@ help:
 	@echo '  make native                 run the scenarios on this machine at -m $(NATIVE_MEM)'
 	@echo '  make boot-debian            boot Debian'"'"'s kernel in QEMU with the guest init and the scenarios'
 	@echo '  make table                  print the markdown table of results/*.json'
-	@echo '  make readme-table           put that table into README.md'
+	@echo '  make readme-table           regenerate README.md'"'"'s results table and the tables of docs/results.md'
 	@echo
 	@echo 'Variables: LINUX=$(LINUX) MEM=$(MEM) (guest MB) CPUS=$(CPUS) (for SMP configs)'
 	@echo '  CONFIG=$(CONFIG) CONFIGS="$(CONFIGS)" ACCEL=$(ACCEL) (auto|kvm|tcg) ARGS= (extra options of tools/vmshm run)'
@@ -109,7 +109,7 @@ export:
 	tools/export-series $(LINUX)
 
 compare:
-	$(VMSHM) compare vanilla-$(CONFIG)-m$(MEM) patched-$(CONFIG)-m$(MEM)
+	$(VMSHM) compare variant=vanilla,config=$(CONFIG),mem=$(MEM) variant=patched,config=$(CONFIG),mem=$(MEM)
 
 lint:
 	$(VMSHM) lint
@@ -121,7 +121,7 @@ native: testcases
 	$(VMSHM) native --mem $(NATIVE_MEM) --scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)'
 
 boot-debian: testcases
-	@test -n "$(DEBIAN_KERNEL)" || { echo 'make $@: no /boot/vmlinuz-*: apt-get install linux-image-amd64'; exit 2; }
+	@test -n "$(DEBIAN_KERNEL)" || { echo 'make $@: no /boot/vmlinuz-*: run tools/deps (it installs linux-image-amd64)'; exit 2; }
 	$(VMSHM) run --kernel $(DEBIAN_KERNEL) --mem $(TEST_MEM) --scale $(TEST_SCALE) --accel $(ACCEL) \
 		--timeout 900 --quiet-timeout 180 --label debian \
 		--scenarios all,soak --args 'soak=-t $(TEST_SOAK_S)' $(ARGS)
@@ -138,14 +138,18 @@ test:
 	echo "test: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
 
-# The figures the README's table shows (all of them: make table TABLE_FIGURES=.)
+# The figures the long table of docs/results.md shows (all of them: make table TABLE_FIGURES=.)
 TABLE_FIGURES ?= ^(syscall_regs\.failed|pte_chain_capacity\.(children|pte_chain_bytes_per_child|lowfree_kb_per_child|fork_ms|cleanup_ms)|shm_swap_storm\.(hot_pct|pswpout|swapout_per_pressure|swapout_over_needed|probe_max_ms|bad_blocks)|copy_during_swap\.(unloaded_MBps|loaded_MBps|loaded_over_unloaded|loaded_over_unloaded_min|tail_loaded_over_unloaded|swapout_per_read|swapout_per_read_max)|many_vmas\.(one_touch_s|one_probe_max_ms|shared_touch_s|shared_probe_max_ms|truncate_tail_us|truncate_half_us|bad_blocks)|fork_exit_rate\.(shm_mb|exit_per_s|touch_per_s|pool_per_s|pool_over_exit)|integrity\.(nonlinear_resident_after_hog|verify_pswpin)|vm_tunables\.cache_scan_ratio)$$
 
 table:
 	$(VMSHM) table --match '$(TABLE_FIGURES)'
 
+# README.md's table (tools/lib/python/vmshm/headline.py has its rows), the
+# runs behind it and the long table in docs/results.md
 readme-table:
-	$(VMSHM) table --match '$(TABLE_FIGURES)' --update README.md
+	$(VMSHM) headline --update README.md
+	$(VMSHM) headline --runs --update docs/results.md
+	$(VMSHM) table --match '$(TABLE_FIGURES)' --update docs/results.md
 
 objrmap:	# mm/objrmap.c in userspace: unit, stress, ASan/UBSan, TSan
 	$(MAKE) -C tools/testing/objrmap test

@@ -107,6 +107,7 @@ ok 2 shm_swap_storm
     ok 1 shm # SKIP no swap
 # vmshm: end integrity exit=4 ms=10
 ok 3 integrity # SKIP
+# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0
 # vmshm: done
 '''
 

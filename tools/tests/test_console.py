@@ -2,12 +2,13 @@
 """vmshm.console: the guest console parser, on canned 2.6.3 and modern logs
 (and the verdicts vmshm.results draws from it)."""
 
+import re
 import unittest
 from pathlib import Path
 
-from support import CONSOLE_263, feed
+from support import CONSOLE_263, REPO, feed
 
-from vmshm import results
+from vmshm import console, native, results
 from vmshm.common import Layout
 
 
@@ -23,7 +24,8 @@ class ParserTest(unittest.TestCase):
         self.assertEqual(sr['ms'], 1100)
         self.assertEqual([s['status'] for s in sr['subtests']], ['ok', 'fail'])
         self.assertEqual(sr['subtests'][1]['name'], 'kill keeps edx')
-        self.assertEqual(sr['totals'], {'pass': 1, 'fail': 1, 'skip': 0})
+        self.assertEqual(sr['totals'], {'pass': 1, 'fail': 1, 'xfail': 0, 'xpass': 0, 'skip': 0, 'error': 0})
+        self.assertEqual(p.totals, {'pass': 1, 'fail': 1, 'xfail': 0, 'xpass': 0, 'skip': 1, 'error': 0})
         self.assertEqual(sr['figures']['syscall_regs.clobbered']['value'], 1)
         self.assertEqual(len(sr['vmstat']), 2)
         self.assertEqual(sr['vmstat'][1]['pswpout'], 1024)
@@ -87,6 +89,60 @@ class ParserTest(unittest.TestCase):
                  '[   14.000000] Kernel panic - not syncing: Attempted to kill init!\n')
         self.assertEqual([(e['kind'], e['severity']) for e in p.events],
                          [('bug', 'error'), ('oom', 'note'), ('panic', 'fatal')])
+
+
+KSELFTEST = re.compile(r'^# Totals: pass:\d+ fail:\d+ xfail:\d+ xpass:\d+ skip:\d+ error:\d+$')
+
+
+class TotalsTest(unittest.TestCase):
+    """One KTAP counts line, kselftest's, across vm-shm and objrmap."""
+
+    def test_kselftest_form(self):
+        self.assertEqual(console.parse_totals('# Totals: pass:9 fail:1 xfail:0 xpass:0 skip:2 error:0'),
+                         {'pass': 9, 'fail': 1, 'xfail': 0, 'xpass': 0, 'skip': 2, 'error': 0})
+
+    def test_short_form_of_the_programs(self):
+        self.assertEqual(console.parse_totals('  # totals: pass:3 fail:0 skip:1'),
+                         {'pass': 3, 'fail': 0, 'xfail': 0, 'xpass': 0, 'skip': 1, 'error': 0})
+
+    def test_not_a_counts_line(self):
+        for line in ('# Totals:', '# Totals: pass:1', '# Totals: pass:1 fail:x skip:0',
+                     '# Totals: pass:1 fail:0 bogus:2', '# Totals: pass:1 pass:2 fail:0',
+                     '# totals of the soak: pass:1 fail:0', 'ok 1 totals', '# fig: x.totals 3 count'):
+            self.assertIsNone(console.parse_totals(line), line)
+
+    def test_top_level_totals_are_the_runs(self):
+        p = feed('KTAP version 1\n1..1\n# vmshm: start soak\n'
+                 '    # Totals: pass:4 fail:0 xfail:0 xpass:0 skip:0 error:0\n'
+                 '# vmshm: end soak exit=0 ms=5\nok 1 soak\n'
+                 '# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0\n# vmshm: done\n')
+        self.assertEqual(p.programs['soak']['totals']['pass'], 4)
+        self.assertEqual(p.totals['pass'], 1)
+
+    def printed(self, path, rx):
+        """The counts line a source prints, its conversions filled in."""
+        m = re.search(rx, (REPO / path).read_text())
+        self.assertIsNotNone(m, f'{path}: no counts line')
+        return re.sub(r'%d|\$\w+', '7', m.group(1))
+
+    def test_every_runner_prints_the_same_form(self):
+        lines = {
+            'guest init': self.printed('tools/testing/vm-shm/init.c', r'out\("(# Totals:[^"]*)"'),
+            'objrmap run.sh': self.printed('tools/testing/objrmap/run.sh', r'echo "(# Totals:[^"]*)"'),
+            'objrmap ktap.c': self.printed('tools/testing/objrmap/lib/ktap.c', r'printf\("(# Totals:[^"]*)\\n"'),
+            'native': native.totals_line(['ok', 'skip', 'fail', 'not run']),
+        }
+        for who, line in lines.items():
+            self.assertRegex(line, KSELFTEST, who)
+            self.assertIsNotNone(console.parse_totals(line), who)
+        self.assertEqual(console.parse_totals(lines['native']),
+                         {'pass': 1, 'fail': 2, 'xfail': 0, 'xpass': 0, 'skip': 1, 'error': 0})
+
+    def test_the_programs_line_is_read(self):
+        # the scenario programs' own line (tools/testing/vm-shm/lib/vmshm.c,
+        # carried by the series' testcases patch), whichever form it has
+        line = self.printed('tools/testing/vm-shm/lib/vmshm.c', r'printf\("(# [Tt]otals:[^"]*)\\n"')
+        self.assertIsNotNone(console.parse_totals(line), line)
 
 
 if __name__ == '__main__':

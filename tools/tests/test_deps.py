@@ -42,7 +42,11 @@ class DepsTest(unittest.TestCase):
         top = self.DEPS.parent.parent
         self.assertIn('tools/deps', (top / '.ci' / 'run').read_text())
         self.assertRegex((top / 'Makefile').read_text(), r'(?m)^deps:\n\ttools/deps$')
-        self.assertIn('tools/deps && make test', (top / 'README.md').read_text())
+        readme = (top / 'README.md').read_text()
+        # the README's two commands, each a line that starts with it
+        self.assertRegex(readme, r'(?m)^    tools/deps && make LINUX=<[^>]*> vanilla patched ')
+        self.assertRegex(readme, r'(?m)^    tools/deps && make test ')
+        self.assertRegex((top / '.ci' / 'run').read_text(), r'(?m)^tools/deps\nmake test$')
 
 
 if __name__ == '__main__':

@@ -51,8 +51,8 @@ class ReleaseTest(unittest.TestCase):
     def test_project_docs_and_table(self):
         # what the cover letter takes from the repository
         self.assertTrue(export.docs_results(REPO / 'patches' / export.DOCS_PATCH).startswith('Results\n-------\n'))
-        runs = export.runs_table(REPO / 'README.md').split('\n')
-        self.assertEqual(runs[0], '| run | date | kernel | series | verdict | summary |')
+        runs = export.runs_table(REPO / 'docs' / 'results.md').split('\n')
+        self.assertEqual(runs[0], '| runs | n | date | kernel | series | verdict | summary |')
         self.assertTrue(all(line.startswith('|') for line in runs))
 
 

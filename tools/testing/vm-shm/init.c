@@ -17,6 +17,7 @@
  *       # fig: kernel.<counter> <n> count   (init's, see rmap_counters)
  *   # vmshm: end <prog> exit=<code>|signal=<sig> ms=<ms>
  *   ok N <prog>  |  not ok N <prog>  |  ok N <prog> # SKIP
+ *   # Totals: pass:N fail:N xfail:0 xpass:0 skip:N error:0
  *   # vmshm: done
  *
  * then syncs and reboots (QEMU runs with -no-reboot, so that ends it).
@@ -881,7 +882,7 @@ int main(void)
 {
 	static char list[4096], run[1024], mi[4096];
 	char *progs[MAX_PROGS];
-	int nprogs, i;
+	int nprogs, i, npass = 0, nfail = 0, nskip = 0;
 	long mem_mb, timeout_s, sysrq_s;
 
 	setup_console();
@@ -955,7 +956,16 @@ int main(void)
 			    res.timed_out ? " timeout" : "");
 		}
 		out("%s %d %s%s", verdict, i + 1, progs[i], directive);
+		if (*directive)
+			nskip++;
+		else if (!strcmp(verdict, "ok"))
+			npass++;
+		else
+			nfail++;
 	}
+	/* kselftest's counts line, as the objrmap harness prints it too */
+	out("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0",
+	    npass, nfail, nskip);
 	out("# vmshm: done");
 	finish();
 }

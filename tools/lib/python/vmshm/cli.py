@@ -11,6 +11,7 @@ Subcommands (run 'tools/vmshm CMD -h' for options):
   trace     plot a classic vmstat text trace (e.g. the seed mail's)
   save      copy a run's result into results/ (machine-readable, compact)
   table     markdown table of the runs in results/
+  headline  the README's results table (goals, 2.6.3, patched, ratio)
   spread    min/median/max of figures over repeated runs, per kernel
   lint      check patches/series, the patches it lists and the configs
   hash      print the series hash
@@ -28,7 +29,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import bisect, export, kbuild, lint, native, profile, results, series, spread, tree
+from . import bisect, export, headline, kbuild, lint, native, profile, results, series, spread, tree
 from .common import LAYOUT, Error, log, rel
 from .plot import gnuplot_timelines
 from .programs import PROGRAMS
@@ -67,9 +68,13 @@ def cmd_native(args, layout):
 
 
 def cmd_compare(args, layout):
-    a, b = results.load_result(args.a, layout), results.load_result(args.b, layout)
+    a = results.load_result(args.a, layout)
+    b = results.load_result(args.b, layout) if args.b else results.counterpart(a, results.find_runs(layout))
+    if b is None:
+        raise Error(f'{args.a}: no run of the other kernel under the same conditions; name B')
     for tag, r in (('A', a), ('B', b)):
-        log(f'{tag}: {r["label"]}  {r["date"]}  {r.get("verdict")}: {r.get("summary")}')
+        log(f'{tag}: {results.group_name(r)}  {r["date"]}  {r.get("verdict")}: {r.get("summary")}'
+            f'  ({rel(r["_path"])})')
     for k, va, vb in results.differing_conditions(a, b):
         log(f'note: the runs differ in {k}: A {va}, B {vb}')
     log('')
@@ -83,11 +88,12 @@ def cmd_compare(args, layout):
             log(f'{name + ".status":{w}}  {sa:>12}  {sb:>12}')
     for k, va, vb, ratio, unit in rows:
         log(f'{k:{w}}  {va:>12}  {vb:>12}  {ratio:>7}  {unit}')
-    out = Path(args.out) if args.out else layout.build / 'compare' / f'{a["label"]}-vs-{b["label"]}'
+    out = Path(args.out) if args.out else layout.build / 'compare' / (
+        f'{results.group_name(a, False)}-vs-{results.group_name(b, False)}')
     out.mkdir(parents=True, exist_ok=True)
     pngs = []
     for name in PROGRAMS:
-        runs = [(f'{tag}: {r["label"]}', r['programs'].get(name, {}).get('vmstat', []))
+        runs = [(f'{tag}: {results.group_name(r)}', r['programs'].get(name, {}).get('vmstat', []))
                 for tag, r in (('A', a), ('B', b))]
         if sum(len(s) > 1 for _, s in runs) == 0:
             continue
@@ -126,6 +132,18 @@ def cmd_table(args, layout):
     doc = Path(args.update)
     doc.write_text(results.update_doc(doc.read_text() if doc.exists() else '', t))
     log(f'updated the table in {rel(doc)}')
+    return 0
+
+
+def cmd_headline(args, layout):
+    name, make = ('headline-runs', headline.sources) if args.runs else ('headline', headline.table)
+    t = make(layout.results)
+    if not args.update:
+        sys.stdout.write(t)
+        return 0
+    doc = Path(args.update)
+    doc.write_text(results.update_doc(doc.read_text() if doc.exists() else '', t, *results.markers(name)))
+    log(f'updated the {name} block in {rel(doc)}')
     return 0
 
 
@@ -251,9 +269,14 @@ def add_run_commands(sub):
 
 
 def add_result_commands(sub):
-    p = sub.add_parser('compare', help='two runs side by side, with plots')
+    p = sub.add_parser('compare', help='two runs side by side, with plots',
+                       description='A and B: a result dir or result.json, a label prefix of a run in '
+                                   'build/results/, or conditions, e.g. variant=vanilla,config=up,mem=256 '
+                                   '(the latest such run in build/results/ or results/; conditions it does '
+                                   'not name, such as icount or sysctls, plain).  Without B: the latest run '
+                                   'of the other kernel under the same conditions.')
     p.add_argument('a')
-    p.add_argument('b')
+    p.add_argument('b', nargs='?')
     p.add_argument('--out', help='dir for the PNGs (default build/compare/A-vs-B)')
     p.set_defaults(fn=cmd_compare)
     p = sub.add_parser('trace', help='plot a classic vmstat text trace')
@@ -270,6 +293,10 @@ def add_result_commands(sub):
     p.add_argument('--match', metavar='REGEX', help='only figures whose program.key matches')
     p.add_argument('--dir', metavar='SUBDIR', help='the runs of results/SUBDIR')
     p.set_defaults(fn=cmd_table)
+    p = sub.add_parser('headline', help="the README's results table: goals, 2.6.3, patched, ratio")
+    p.add_argument('--update', metavar='FILE', help='replace the headline block in FILE')
+    p.add_argument('--runs', action='store_true', help='the runs and series each row comes from instead')
+    p.set_defaults(fn=cmd_headline)
     p = sub.add_parser('spread', help='min/median/max of figures over repeated runs, per kernel')
     p.add_argument('--match', default='.', metavar='REGEX', help='only figures whose program.key matches (default: all)')
     p.add_argument('--base', default='vanilla', metavar='REGEX',

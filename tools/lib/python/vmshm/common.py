@@ -73,7 +73,7 @@ def find_tool(name):
     path = os.environ.get('PATH', '') + ':/usr/sbin:/sbin'
     found = shutil.which(name, path=path)
     if not found:
-        raise Error(f'{name} not found (install it: see .ci/run)')
+        raise Error(f'{name} not found (tools/deps installs what the project needs)')
     return found
 
 

@@ -19,7 +19,13 @@ def number(s):
 
 RE_TAP = re.compile(r'^(not ok|ok)\s+(\d+)\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*?))?\s*$')
 RE_FIG = re.compile(r'^#\s*fig:\s*(\S+)\s+(\S+)(?:\s+(.*?))?\s*$')
-RE_TOTALS = re.compile(r'^#\s*totals:\s*pass:(\d+)\s+fail:(\d+)\s+skip:(\d+)')
+# The KTAP counts line.  kselftest's form, which the guest init and the
+# objrmap harness print:
+#   # Totals: pass:N fail:N xfail:N xpass:N skip:N error:N
+# and the shorter one the scenario programs printed before it (vm-shm's
+# lib/vmshm.c, as the series carries it): "# totals: pass:N fail:N skip:N".
+RE_TOTALS = re.compile(r'^#\s*[Tt]otals:((?:\s+[a-z]+:\d+)+)\s*$')
+TOTALS_KEYS = ('pass', 'fail', 'xfail', 'xpass', 'skip', 'error')
 RE_TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 
 # (regex, kind, severity); severity: fatal ends the guest, error fails the
@@ -47,6 +53,7 @@ class ConsoleParser:
         self.scrub_prefixes = scrub_prefixes(layout)
         self.lines = []
         self.plan = None
+        self.totals = None                # the init's counts of the programs
         self.ktap = False
         self.guest = {'figures': {}}
         self.programs = {}
@@ -88,9 +95,9 @@ class ConsoleParser:
         if s.startswith('# progress:'):
             prog['progress'] = s[len('# progress:'):].strip()
             return ('progress', self.current, prog['progress'])
-        m = RE_TOTALS.match(s)
-        if m:
-            prog['totals'] = dict(zip(('pass', 'fail', 'skip'), map(int, m.groups())))
+        totals = parse_totals(s)
+        if totals:
+            prog['totals'] = totals
             return ('totals', self.current)
         if sub == s:                     # only the program's own top level
             m = RE_TAP.match(s)
@@ -132,6 +139,10 @@ class ConsoleParser:
             return None
         if line.startswith('# vmshm: '):
             return self._vmshm(line[len('# vmshm: '):])
+        totals = parse_totals(line)
+        if totals:
+            self.totals = totals
+            return ('totals', None)
         m = RE_FIG.match(line)
         if m and m.group(1).startswith('guest.'):
             self.guest['figures'][m.group(1)] = {'value': number(m.group(2)), 'unit': m.group(3) or ''}
@@ -205,6 +216,25 @@ class ConsoleParser:
             self.events.append(ev)
             return ('event', ev)
         return None
+
+
+def parse_totals(line):
+    """{pass, fail, xfail, xpass, skip, error} of a KTAP counts line
+    (either form above; a count the line lacks is 0), or None if the line
+    is not one.  A line with a key outside those six, or without pass and
+    fail, is not a counts line."""
+    m = RE_TOTALS.match(line.strip())
+    if not m:
+        return None
+    counts = {}
+    for item in m.group(1).split():
+        key, _, n = item.partition(':')
+        if key not in TOTALS_KEYS or key in counts:
+            return None
+        counts[key] = int(n)
+    if 'pass' not in counts or 'fail' not in counts:
+        return None
+    return {k: counts.get(k, 0) for k in TOTALS_KEYS}
 
 
 def tap_status(okword, directive):

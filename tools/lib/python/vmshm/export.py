@@ -113,7 +113,7 @@ def quilt_tarball(release, repo, dest):
 
 
 def runs_table(readme):
-    """The first table of README.md's generated block: the runs."""
+    """The first table of docs/results.md's generated block: the runs."""
     text = Path(readme).read_text() if Path(readme).is_file() else ''
     if TABLE_BEGIN not in text or TABLE_END not in text:
         return ''
@@ -154,7 +154,7 @@ def mails(src, release, out, layout):
          '--subject-prefix=PATCH 2.6.3', '-o', str(out / 'mbox'), f'{vbase}..HEAD'], env=MAIL_COMMITTER)
     cover = next((out / 'mbox').glob('0000-*.patch'))
     cover.write_text(cover_letter(cover.read_text(), release, docs_results(layout.patches / DOCS_PATCH),
-                                  runs_table(layout.repo / 'README.md')))
+                                  runs_table(layout.repo / 'docs' / 'results.md')))
     with open(out / f'{release.name}.mbox', 'w') as f:
         for p in sorted((out / 'mbox').glob('*.patch')):
             f.write(p.read_text())

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """tools/vmshm lint: the series, every patch it lists, the generated
-testcases patch and the guest configs against their fragments."""
+testcases patch, the guest configs against their fragments and the
+README's generated results table against results/."""
 
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
-from . import kconfig, series, testcases_patch
-from .common import LAYOUT
+from . import headline, kconfig, results, series, testcases_patch
+from .common import LAYOUT, Error
 
 
 def parse_patch(text):
@@ -160,10 +161,27 @@ def lint_series(patches_dir=None, use_lsdiff=True):
     return errors, warnings
 
 
+def check_headline(layout=LAYOUT, rows=headline.ROWS):
+    """README.md's results table is what results/ gives now."""
+    readme = layout.repo / 'README.md'
+    text = readme.read_text() if readme.is_file() else ''
+    begin, end = results.markers('headline')
+    if begin not in text or end not in text:
+        return ['README.md: no generated results table (make readme-table)']
+    try:
+        want = headline.table(layout.results, rows)
+    except Error as ex:
+        return [f'README.md: {ex}']
+    if results.update_doc(text, want, begin, end) != text:
+        return ['README.md: its results table is not what results/ gives now: run make readme-table']
+    return []
+
+
 def lint(layout=LAYOUT):
     """(errors, warnings, number of patches) of the whole check."""
     errors, warnings = lint_series(layout.patches)
     errors += [f'gen-testcases-patch: {p}'
                for p in testcases_patch.check(layout.testdir, layout.patches)]
     errors += kconfig.check_configs(layout.configs)
+    errors += check_headline(layout)
     return errors, warnings, len(series.variant_entries('patched', layout.patches))

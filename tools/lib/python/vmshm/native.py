@@ -51,6 +51,14 @@ def feed_program(parser, i, name, out, rc, ms):
             log(f'    | {line}')
 
 
+def totals_line(statuses):
+    """The counts line the guest init prints after its programs
+    (kselftest's form), from their statuses."""
+    n = {k: sum(1 for s in statuses if s == k) for k in ('ok', 'skip')}
+    fail = len(statuses) - n['ok'] - n['skip']
+    return f'# Totals: pass:{n["ok"]} fail:{fail} xfail:0 xpass:0 skip:{n["skip"]} error:0'
+
+
 def native(mem, scenarios, progs_dir, args, timeout, layout=LAYOUT):
     """Run the programs; exit status 0 if all passed.  args: {program:
     [arguments]}."""
@@ -68,6 +76,9 @@ def native(mem, scenarios, progs_dir, args, timeout, layout=LAYOUT):
             continue
         out, rc, ms = run_program(programs[name], mem, args.get(name, []), timeout, layout.build)
         feed_program(parser, i, name, out, rc, ms)
+    totals = totals_line([parser.programs[n]['status'] for n in requested])
+    parser.feed(totals)
+    log(totals)
     parser.feed('# vmshm: done')
     meta = {'label': f'native-m{mem}', 'variant': None, 'config': None,
             'kernel_release': os.uname().release, 'mem_mb': mem, 'cpus': os.cpu_count(),

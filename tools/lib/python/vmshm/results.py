@@ -3,15 +3,19 @@
 results/, and what table and compare make of them (kunit_json's job).
 
 A result records every condition of its run (CONDITIONS); files written
-before a condition was recorded read it as None, "not recorded".
+before a condition was recorded read it as None, "not recorded".  Runs
+are grouped, named and selected by those fields (group_runs, group_name,
+select), never by the label a run was given.
 """
 
 import json
 import re
+import statistics
 from pathlib import Path
 
 from .common import LAYOUT, Error, log, rel
 from .programs import PROGRAMS
+from .spec import X86_64_FROM_MB, default_data_mb, default_swap_mb, word
 from .vmstat import vmstat_totals
 
 # What a run's result says about how it ran: enough to tell two runs
@@ -39,6 +43,171 @@ def differing_conditions(a, b):
     figures of the two runs then differ for more than the kernel."""
     return [(k, a[k], b[k]) for k in CONDITIONS
             if k not in KERNEL and a.get(k) is not None and b.get(k) is not None and a[k] != b[k]]
+
+
+# Conditions a run is made under only when asked (--icount, --sysctl,
+# ...): a selector that does not name one asks for the plain value, as a
+# label without the word did.  None, "not recorded", counts as plain.
+PLAIN = ('icount', 'scale_mb', 'sysctls', 'append', 'args', 'swap_fault', 'prog_timeout')
+SHORT = {'mem': 'mem_mb', 'scale': 'scale_mb', 'swap': 'swap_mb', 'data': 'data_mb',
+         'series': 'series_hash', 'release': 'kernel_release', 'sysctl': 'sysctls'}
+NUMBERS = ('mem_mb', 'cpus', 'scale_mb', 'swap_mb', 'data_mb', 'prog_timeout')
+
+
+def is_plain(value):
+    return value is None or value is False or value in (0, '', [], {})
+
+
+def group_key(rec):
+    """What runs that belong together share: the series and every
+    condition, as recorded (None, not recorded, is a value of its own)."""
+    return tuple((k, json.dumps(rec.get(k), sort_keys=True)) for k in ('series_hash',) + CONDITIONS)
+
+
+def condition_words(rec):
+    """The conditions of a run that a plain run of its kernel lacks, as
+    words, in the order of the run's label (spec.RunSpec.condition_tags),
+    then those a label leaves out (program arguments, KVM, a timeout)."""
+    mem = rec.get('mem_mb') or 0
+    words = ['icount'] if rec.get('icount') else []
+    if (rec.get('qemu') or '').endswith('x86_64') and rec.get('guest_kind') == 'legacy' and mem < X86_64_FROM_MB:
+        words.append('x86_64')
+    if rec.get('scale_mb'):
+        words.append(f'scale{rec["scale_mb"]}')
+    words += [word(s.rsplit('/', 1)[-1]) for s in rec.get('sysctls') or []]
+    if rec.get('append'):
+        words.append(word(rec['append']))
+    if rec.get('swap_fault'):
+        words.append(f'swapfault-{rec["swap_fault"]}')
+    if rec.get('swap_mb') is not None and rec['swap_mb'] != default_swap_mb(mem):
+        words.append(f'swap{rec["swap_mb"]}')
+    if rec.get('data_mb') is not None and rec['data_mb'] != default_data_mb(mem):
+        words.append(f'data{rec["data_mb"]}')
+    words += [word(f'{prog} {a}') for prog, a in sorted((rec.get('args') or {}).items())]
+    if rec.get('accel') == 'kvm':
+        words.append('kvm')
+    if rec.get('prog_timeout'):
+        words.append(f'timeout{rec["prog_timeout"]}')
+    return words
+
+
+def kernel_word(rec):
+    if rec.get('variant'):
+        return rec['variant']
+    return 'kernel-' + re.sub(r'[^\w.-]', '_', rec.get('kernel_release') or '?')
+
+
+def group_name(rec, series=True):
+    """A group's name, derived from its conditions as a run's label is
+    (never the label typed with --label): kernel, config, the conditions
+    that differ from a plain run, memory and CPUs; then the series."""
+    words = [kernel_word(rec)] + ([rec['config']] if rec.get('config') else []) + condition_words(rec)
+    name = '-'.join(words) + f'-m{rec.get("mem_mb")}-c{rec.get("cpus")}'
+    if series and rec.get('series_hash'):
+        name += f' {rec["series_hash"][:8]}'
+    return name
+
+
+def group_runs(runs):
+    """[[run, ...], ...]: the runs grouped by series and conditions, each
+    group oldest first; groups of the same conditions side by side, vanilla
+    before patched."""
+    groups = {}
+    for r in sorted(runs, key=lambda r: r.get('date') or ''):
+        groups.setdefault(group_key(r), []).append(r)
+    rank = {'vanilla': 0, 'patched': 1}
+
+    def order(g):
+        r = g[-1]
+        conditions = [r.get('config') or ''] + condition_words(r)
+        return (r.get('mem_mb') or 0, r.get('cpus') or 0, conditions, rank.get(r.get('variant'), 2),
+                kernel_word(r), r.get('date') or '')
+    return sorted(groups.values(), key=order)
+
+
+def parse_selector(text):
+    """{condition: value} of a selector: 'variant=vanilla,config=up,mem=256',
+    'icount' (= icount=1), 'series=de57318e' (a prefix), 'sysctls=vm/x:0'
+    (one of the run's), 'args=soak' (a program given arguments)."""
+    sel = {}
+    for item in filter(None, text.split(',')):
+        key, eq, value = item.partition('=')
+        key = SHORT.get(key, key)
+        if key not in CONDITIONS:
+            raise Error(f'{text}: {key} is not a condition of a run ({", ".join(CONDITIONS)})')
+        if not eq:
+            value = 'true'
+        if key in NUMBERS:
+            try:
+                value = int(value)
+            except ValueError:
+                raise Error(f'{text}: {key} takes a number') from None
+        elif key == 'icount':
+            value = value.lower() in ('1', 'true', 'yes', 'on')
+        sel[key] = value
+    return sel
+
+
+def matches(rec, sel):
+    """Whether a run is one a selector asks for: each condition it names
+    as named, each plain one it does not name plain."""
+    for k in CONDITIONS:
+        v = rec.get(k)
+        if k not in sel:
+            if k in PLAIN and not is_plain(v):
+                return False
+        elif k == 'series_hash':
+            if not (v or '').startswith(sel[k]):
+                return False
+        elif k == 'sysctls':
+            if sel[k] not in (v or []):
+                return False
+        elif k == 'args':
+            if sel[k] not in (v or {}):
+                return False
+        elif k == 'icount':
+            if bool(v) != sel[k]:
+                return False
+        elif v != sel[k]:
+            return False
+    return True
+
+
+def counterpart(rec, runs):
+    """The latest run of the other variant under the same conditions (all
+    but the kernel's), or None."""
+    other = {'vanilla': 'patched', 'patched': 'vanilla'}.get(rec.get('variant'))
+    same = [r for r in runs if r.get('variant') == other and
+            all(json.dumps(r.get(k), sort_keys=True) == json.dumps(rec.get(k), sort_keys=True)
+                for k in CONDITIONS if k not in KERNEL)]
+    return max(same, key=lambda r: r.get('date') or '', default=None)
+
+
+def find_runs(layout=LAYOUT):
+    """Every run this tree knows of: build/results/*/result.json, then
+    results/ and its subdirectories (a saved run is in both: the full
+    record, with its vmstat samples, comes first among equal dates)."""
+    runs = []
+    for i, paths in enumerate(((layout.build / 'results').glob('*/result.json'), layout.results.rglob('*.json'))):
+        for p in sorted(paths):
+            try:
+                rec = with_defaults(json.loads(p.read_text()))
+            except (OSError, ValueError):
+                continue
+            if isinstance(rec, dict) and 'programs' in rec:
+                rec['_path'] = str(p)
+                rec['_saved'] = i
+                runs.append(rec)
+    return runs
+
+
+def select(text, layout=LAYOUT):
+    """The latest run a selector asks for."""
+    sel = parse_selector(text)
+    found = [r for r in find_runs(layout) if matches(r, sel)]
+    if not found:
+        raise Error(f'{text}: no run under these conditions in build/results/ or results/')
+    return max(found, key=lambda r: (r.get('date') or '', -r['_saved']))
 
 
 def verdict(parser, outcome, requested, duration):
@@ -96,7 +265,7 @@ def result_record(parser, outcome, meta, requested, duration):
         events.append(e)
     rec = dict(meta)
     rec.update({'format': 1, 'outcome': outcome, 'duration_s': round(duration, 1),
-                'scenarios': requested, 'guest': parser.guest, 'programs': programs,
+                'scenarios': requested, 'totals': parser.totals, 'guest': parser.guest, 'programs': programs,
                 'events': events, 'running_at_end': parser.current,
                 'last_lines': [parser.scrub(l) for l in parser.lines[-20:]], 'verdict': v, 'summary': summary})
     return rec
@@ -120,9 +289,11 @@ def print_result(rec):
 
 
 def load_result(spec, layout=LAYOUT):
-    """A result from a dir, a json file, or a label prefix (latest match in
-    build/results/)."""
+    """A result from a dir, a json file, a selector of conditions (select),
+    or a label prefix (latest match in build/results/)."""
     p = Path(spec)
+    if '=' in str(spec) and not p.exists():
+        return select(spec, layout)
     if p.is_dir():
         p = p / 'result.json'
     if not p.is_file():
@@ -177,7 +348,7 @@ def compare_rows(a, b):
 
 def compact(rec):
     """What goes into results/: figures and statuses, no timelines/paths."""
-    keep = ('label', 'date', 'full', 'outcome', 'duration_s', 'verdict', 'summary', 'scenarios')
+    keep = ('label', 'date', 'full', 'outcome', 'duration_s', 'verdict', 'summary', 'scenarios', 'totals')
     out = {k: rec.get(k) for k in keep + CONDITIONS}
     out['guest'] = {'uname': rec.get('guest', {}).get('uname'),
                     'figures': rec.get('guest', {}).get('figures', {})}
@@ -202,29 +373,59 @@ def save(spec, subdir=None, layout=LAYOUT):
     return dest
 
 
+def load_runs(results_dir=None):
+    """The runs in results_dir (default results/), every condition present."""
+    runs = []
+    for p in sorted(Path(results_dir or LAYOUT.results).glob('*.json')):
+        rec = with_defaults(json.loads(p.read_text()))
+        rec['_path'] = str(p)
+        runs.append(rec)
+    return runs
+
+
+def median(values):
+    """The median of numbers; of anything else, the value if all agree."""
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if nums and len(nums) == len(values):
+        return statistics.median(nums)
+    return values[0] if values and all(v == values[0] for v in values) else None
+
+
 def table(results_dir=None, match=None):
-    """The markdown tables of the runs in results_dir (default results/):
-    one row a run, then one row a figure (those matching match)."""
-    recs = [json.loads(p.read_text()) for p in sorted(Path(results_dir or LAYOUT.results).glob('*.json'))]
-    if not recs:
+    """The markdown tables of the runs in results_dir (default results/),
+    grouped by series and conditions (group_runs): one row a group, then
+    one row a figure (those matching match), a column a group, the
+    median of its runs."""
+    groups = group_runs(load_runs(results_dir))
+    if not groups:
         return 'No runs in results/ yet.\n'
-    lines = ['| run | date | kernel | series | verdict | summary |', '|---|---|---|---|---|---|']
-    for r in recs:
-        lines.append(f'| {r["label"]} | {r["date"][:10]} | {r.get("kernel_release") or ""} | '
-                     f'{(r.get("series_hash") or "")[:12]} | {r["verdict"]} | {r["summary"]} |')
+    lines = ['| runs | n | date | kernel | series | verdict | summary |', '|---|---|---|---|---|---|---|']
+    for g in groups:
+        last = g[-1]
+        verdicts = {}
+        for r in g:
+            verdicts[r.get('verdict')] = verdicts.get(r.get('verdict'), 0) + 1
+        verdict = ', '.join(f'{v} x{n}' if len(g) > 1 else str(v) for v, n in verdicts.items())
+        lines.append(f'| {group_name(last, series=False)} | {len(g)} | {(last.get("date") or "")[:10]} | '
+                     f'{last.get("kernel_release") or ""} | {(last.get("series_hash") or "")[:12]} | {verdict} | '
+                     f'{"latest: " if len(g) > 1 else ""}{last.get("summary")} |')
     lines.append('')
-    figs = [all_figures(r) for r in recs]
+    figs = [[all_figures(r) for r in g] for g in groups]
     keys = []
-    for f in figs:
-        keys += [k for k in f if k not in keys]
-    lines.append('| figure | unit | ' + ' | '.join(r['label'] for r in recs) + ' |')
-    lines.append('|---|---|' + '---:|' * len(recs))
+    for fs in figs:
+        for f in fs:
+            keys += [k for k in f if k not in keys]
+    lines.append('| figure | unit | ' + ' | '.join(group_name(g[-1]) for g in groups) + ' |')
+    lines.append('|---|---|' + '---:|' * len(groups))
     for k in keys:
         if match and not re.search(match, k):
             continue
-        unit = next(f[k].get('unit', '') for f in figs if k in f)
-        lines.append(f'| {k} | {unit} | ' + ' | '.join(fmt(f[k]['value']) if k in f else ''
-                                                      for f in figs) + ' |')
+        unit = next(f[k].get('unit', '') for fs in figs for f in fs if k in f)
+        cells = []
+        for fs in figs:
+            v = median([f[k]['value'] for f in fs if k in f])
+            cells.append('' if v is None else fmt(v))
+        lines.append(f'| {k} | {unit} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
 
 
@@ -232,13 +433,15 @@ TABLE_BEGIN = '<!-- vmshm table begin: generated by tools/vmshm table, do not ed
 TABLE_END = '<!-- vmshm table end -->'
 
 
-TABLE_BEGIN = '<!-- vmshm table begin: generated by tools/vmshm table, do not edit -->'
-TABLE_END = '<!-- vmshm table end -->'
+def markers(name):
+    """The lines that enclose a generated block (name: table, headline, ...)."""
+    return (f'<!-- vmshm {name} begin: generated by tools/vmshm {name.split("-")[0]}, do not edit -->',
+            f'<!-- vmshm {name} end -->')
 
 
-def update_doc(text, t):
+def update_doc(text, t, begin=TABLE_BEGIN, end=TABLE_END):
     """text with the generated block replaced by table t (or added)."""
-    block = f'{TABLE_BEGIN}\n{t}{TABLE_END}'
-    if TABLE_BEGIN in text and TABLE_END in text:
-        return text[:text.index(TABLE_BEGIN)] + block + text[text.index(TABLE_END) + len(TABLE_END):]
+    block = f'{begin}\n{t}{end}'
+    if begin in text and end in text:
+        return text[:text.index(begin)] + block + text[text.index(end) + len(end):]
     return text.rstrip('\n') + '\n\n' + block + '\n'
