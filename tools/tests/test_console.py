@@ -140,9 +140,10 @@ class TotalsTest(unittest.TestCase):
 
     def test_the_programs_line_is_read(self):
         # the scenario programs' own line (tools/testing/vm-shm/lib/vmshm.c,
-        # carried by the series' testcases patch), whichever form it has
+        # carried by the series' testcases patch): kselftest's form too
         line = self.printed('tools/testing/vm-shm/lib/vmshm.c', r'printf\("(# [Tt]otals:[^"]*)\\n"')
         self.assertIsNotNone(console.parse_totals(line), line)
+        self.assertRegex(line, KSELFTEST)
 
 
 if __name__ == '__main__':

@@ -168,7 +168,7 @@ int ktap_totals(void)
 		ktap_diag("%d planned tests did not report", missing);
 		ktap_nfail += missing;
 	}
-	printf("# totals: pass:%d fail:%d skip:%d\n",
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       ktap_npass, ktap_nfail, ktap_nskip);
 	fflush(stdout);
 	if (ktap_nfail)
@@ -201,7 +201,7 @@ void ktap_exit(void)
 void ktap_skip_all(const char *reason)
 {
 	printf("KTAP version 1\n1..0 # SKIP %s\n", reason);
-	printf("# totals: pass:0 fail:0 skip:0\n");
+	printf("# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:0\n");
 	fflush(stdout);
 	exit(4);
 }
