@@ -14,13 +14,17 @@
  * does not, so it measures what reclaim does on a box that must swap:
  *
  *  - the pressure phase, from the start of the pressure until it has all
- *    its memory: swap-out over what the pressure needed freed (its size
- *    less MemFree + Buffers + the clean cache, as shm_swap_storm counts
- *    it), swap-in, time and the probe's longest stall;
- *  - the read: swap-out per byte read, swap-in, and its rate over the
- *    rate of the same read on the quiet machine, read first.  The
- *    touchers keep a pace rather than a CPU share, so under --icount
- *    that ratio measures reclaim, not how the CPU was shared.
+ *    its memory and every toucher has made -p passes of the segment
+ *    since (default 4, so that what was pushed out wrongly has come
+ *    back and the box is in the steady state it swaps in): swap-out
+ *    over what the pressure needed freed (its size less MemFree +
+ *    Buffers + the clean cache, as shm_swap_storm counts it), swap-in,
+ *    time and the probe's longest stall;
+ *  - the read, on that settled box, as on the report's machine, already
+ *    swapping when the copy began: swap-out per byte read, swap-in, and
+ *    its rate over the rate of the same read on the quiet machine, read
+ *    first.  The touchers keep a pace rather than a CPU share, so under
+ *    --icount that ratio measures reclaim, not how the CPU was shared.
  *
  * Every figure is one run: the harness repeats runs (five per kernel for
  * the series' goals) rather than the program repeating rounds, so every
@@ -114,7 +118,7 @@ static double ratio(long long num, long long den)
 int main(int argc, char **argv)
 {
 	long shm_mb = -1, press_mb = -1, file_mb = -1, nproc = 4;
-	long pass_ms = 1000, press_nice = 0, time_s = 300, passes = 1;
+	long pass_ms = 1000, press_nice = 0, time_s = 300, passes = 4;
 	long press_rate = 0;
 	const struct vm_opt opts[] = {
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
@@ -133,7 +137,7 @@ int main(int argc, char **argv)
 		  "the pressure runs at this nice increment (default 0)" },
 		{ 'p', VM_OPT_LONG, &passes, "N",
 		  "passes every toucher makes under the pressure before the "
-		  "read (default 1)" },
+		  "read (default 4)" },
 		{ 's', VM_OPT_LONG, &file_mb, "MB",
 		  "file read under the load (default 0.5 * mem)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
