@@ -14,12 +14,13 @@
  * does not, so it measures what reclaim does on a box that must swap:
  *
  *  - the pressure phase, from the start of the pressure until it has all
- *    its memory and every toucher has made -p passes of the segment
- *    since (default 4, so that what was pushed out wrongly has come
- *    back and the box is in the steady state it swaps in): swap-out
- *    over what the pressure needed freed (its size less MemFree +
- *    Buffers + the clean cache, as shm_swap_storm counts it), swap-in,
- *    time and the probe's longest stall;
+ *    its memory (press_*), then until every toucher has made -p passes
+ *    of the segment since (settle_*; default 4, so that what was pushed
+ *    out wrongly has come back and the box is in the steady state it
+ *    swaps in), and both (total_*): swap-out over what the pressure
+ *    needed freed (its size less MemFree + Buffers + the clean cache,
+ *    as shm_swap_storm counts it), swap-in, time and the probe's
+ *    longest stall;
  *  - the read, on that settled box, as on the report's machine, already
  *    swapping when the copy began: swap-out per byte read, swap-in, and
  *    its rate over the rate of the same read on the quiet machine, read
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
 		  "read (default 300)" },
 		{ 0, 0, NULL, NULL, NULL },
 	};
-	struct vm_vmstat_snap s0, s1, s2, s3, s4;
+	struct vm_vmstat_snap s0, s1, s2, s3, s4, sd;
 	struct vm_rd cold, quiet, busy;
 	struct vm_probe probe;
 	struct vm_load load;
@@ -285,9 +286,10 @@ int main(int argc, char **argv)
 
 	/*
 	 * The pressure phase: from the start of the pressure until it has
-	 * all its memory and every toucher has made -p passes since it
-	 * started, so that what reclaim took from the busy segment has had
-	 * its chance to come back (swap-in).  What the pressure needs freed
+	 * all its memory (press_*), then until every toucher has made -p
+	 * passes since (settle_*), so that what reclaim took from the busy
+	 * segment has had its chance to come back (swap-in); total_* is
+	 * both.  What the pressure needs freed
 	 * is counted when it starts; swap-out beyond that is reclaim taking
 	 * pages the touchers fault straight back, the storm of the report.
 	 */
@@ -300,33 +302,53 @@ int main(int argc, char **argv)
 	if (needed_kb < 0)
 		needed_kb = 0;
 	vm_probe_reset(&probe);
-	warm = load_ok ? vm_load_min_passes(&load) : 0;
 	b0 = load_ok ? vm_load_blocks_touched(&load) : 0;
 	t0 = vm_now_ms();
+	vm_vmstat_snap(&sd);
 	if (load_ok && press_bytes && hog_state == 0) {
+		/* a paced pressure takes its time on top of the bound */
+		double bound = time_s + (press_rate ?
+			(double)press_bytes / VM_MB / press_rate : 0);
+
 		vm_hog_set_rate(&hog, (uint64_t)press_rate * VM_MB);
 		vm_hog_go(&hog, press_bytes);
-		hog_state = vm_hog_wait(&hog, time_s, NULL, NULL) == 0 ? 1 : -1;
+		hog_state = vm_hog_wait(&hog, bound, NULL, NULL) == 0 ? 1 : -1;
 		press_ms = vm_hog_done_ms(&hog);
+		/* the pressure has its memory: the settling starts here */
+		vm_vmstat_snap(&sd);
+		warm = vm_load_min_passes(&load);
 		while (hog_state == 1 &&
 		       vm_load_min_passes(&load) < warm + passes &&
 		       !vm_load_check_dead(&load) &&
-		       vm_now_ms() - t0 < time_s * 1000.0)
+		       vm_now_ms() - t0 < bound * 1000.0)
 			vm_sleep_ms(20);
-		if (vm_load_min_passes(&load) < warm + passes)
+		if (hog_state == 1 &&
+		    vm_load_min_passes(&load) < warm + passes)
 			hog_state = -3;
 	} else if (hog_state == 0) {
 		hog_state = -2;
 	}
 	vm_vmstat_snap(&s2);
 	press_stall = vm_probe_max_ms(&probe);
-	so = vm_vmstat_delta(&s1, &s2, VMS_PSWPOUT);
-	si = vm_vmstat_delta(&s1, &s2, VMS_PSWPIN);
+	so = vm_vmstat_delta(&s1, &sd, VMS_PSWPOUT);
+	si = vm_vmstat_delta(&s1, &sd, VMS_PSWPIN);
 	vm_fig_i("avail_at_pressure_kb", avail, "kB");
 	vm_fig_i("needed_kb", needed_kb, "kB");
+	/* until the pressure has its memory */
 	vm_fig_i("press_pswpout", so, "pages");
 	vm_fig_i("press_pswpin", si, "pages");
 	vm_fig_f("press_swapout_over_needed",
+		 ratio(so * vm_pagesize / 1024, needed_kb), "ratio");
+	/* then until every toucher has made -p passes: what comes back */
+	vm_fig_i("settle_pswpout", vm_vmstat_delta(&sd, &s2, VMS_PSWPOUT),
+		 "pages");
+	vm_fig_i("settle_pswpin", vm_vmstat_delta(&sd, &s2, VMS_PSWPIN),
+		 "pages");
+	so = vm_vmstat_delta(&s1, &s2, VMS_PSWPOUT);
+	si = vm_vmstat_delta(&s1, &s2, VMS_PSWPIN);
+	vm_fig_i("total_pswpout", so, "pages");
+	vm_fig_i("total_pswpin", si, "pages");
+	vm_fig_f("total_swapout_over_needed",
 		 ratio(so * vm_pagesize / 1024, needed_kb), "ratio");
 	vm_fig_f("press_ms", press_ms, "ms");
 	vm_fig_f("press_phase_ms", vm_now_ms() - t0, "ms");

@@ -1680,9 +1680,9 @@ struct vm_hog_shared {
 #define VM_HOG_WORKER	(256 * VM_MB)
 
 /* sleep while the worker is ahead of its share of vm_hog_set_rate() */
-static void vm_hog_pace(struct vm_hog_shared *sh, uint64_t done)
+static void vm_hog_pace(double rate, double t0, uint64_t done)
 {
-	double ahead = done / sh->rate - (vm_now_ms() - sh->t0);
+	double ahead = done / rate - (vm_now_ms() - t0);
 
 	if (ahead >= 1)
 		usleep((useconds_t)(ahead * 1000));
@@ -1698,6 +1698,7 @@ static void vm_hog_worker(struct vm_hog *h, int i)
 	uint64_t done = 0, bytes;
 	size_t len, off;
 	ssize_t got;
+	double rate, t0;
 	char c, *p;
 	int go = h->go_fd[0];
 
@@ -1709,6 +1710,9 @@ static void vm_hog_worker(struct vm_hog *h, int i)
 	if (got != 1)
 		_exit(0);		/* the caller went away */
 	bytes = (uint64_t)sh->share[i] * vm_pagesize;
+	/* the pace counts from this worker's own start: clocks differ */
+	rate = sh->rate;
+	t0 = vm_now_ms();
 	while (done < bytes) {
 		len = (size_t)VM_MIN(bytes - done, (uint64_t)VM_HOG_CHUNK);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -1722,8 +1726,8 @@ static void vm_hog_worker(struct vm_hog *h, int i)
 			volatile uint32_t *w = (volatile uint32_t *)(p + off);
 
 			*w = (uint32_t)(done + off);
-			if (!((off / vm_pagesize) & 63) && sh->rate > 0)
-				vm_hog_pace(sh, done + off);
+			if (!((off / vm_pagesize) & 63) && rate > 0)
+				vm_hog_pace(rate, t0, done + off);
 			if (!((off / vm_pagesize) & 255))
 				sh->touched[i] = (done + off) / vm_pagesize;
 		}
@@ -1792,7 +1796,8 @@ int vm_hog_prepare(struct vm_hog *h, uint64_t max_bytes, int inc)
 
 void vm_hog_set_rate(struct vm_hog *h, uint64_t bytes_per_s)
 {
-	h->sh->rate = bytes_per_s / 1000.0 / h->n;
+	if (h->sh && h->n > 0)
+		h->sh->rate = bytes_per_s / 1000.0 / h->n;
 }
 
 void vm_hog_go(struct vm_hog *h, uint64_t bytes)
