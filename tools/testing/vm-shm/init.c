@@ -601,55 +601,69 @@ static void profile_reset(void)
 
 static void profile_dump(const char *prog)
 {
-	unsigned int *buf;
-	size_t size = 1 << 20, len = 0, i, n, on_line = 0;
+	static unsigned int buf[16384];		/* 64 kB at a time */
 	char line[256];
-	int fd, pos = 0;
+	size_t len = 0, i, n, first = 1, bucket = 0, have = 0;
+	unsigned int step = 0;
 	ssize_t got;
+	int fd, pos = 0, on_line = 0;
 
 	fd = open("/proc/profile", O_RDONLY);
 	if (fd < 0)
 		return;
-	buf = malloc(size);
-	while (buf) {
-		if (len == size) {
-			unsigned int *more = realloc(buf, size * 2);
+	/*
+	 * Streamed, so PID 1 needs no buffer of the profile's size (4
+	 * bytes per 2^shift bytes of kernel text).  proc gives the file
+	 * its size, (1 + buckets) * 4, which says how many to expect.
+	 */
+	{
+		struct stat st;
 
-			if (!more)
-				break;
-			buf = more;
-			size *= 2;
-		}
-		got = read(fd, (char *)buf + len, size - len);
+		if (fstat(fd, &st) == 0 && st.st_size >= 8)
+			have = (size_t)st.st_size / sizeof(unsigned int) - 1;
+	}
+	for (;;) {
+		got = read(fd, (char *)buf + len, sizeof(buf) - len);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
+		if (got < 0) {
+			out("# vmshm: read /proc/profile: %s",
+			    strerror(errno));
 			break;
+		}
 		len += got;
+		n = len / sizeof(unsigned int);
+		for (i = 0; i < n; i++) {
+			if (first) {
+				step = buf[0];
+				out("# prof: %s step=%u buckets=%zu", prog, step,
+				    have);
+				first = 0;
+				continue;
+			}
+			if (buf[i]) {
+				pos += snprintf(line + pos, sizeof(line) - pos,
+						" %zu:%u", bucket, buf[i]);
+				if (++on_line == 12 ||
+				    pos > (int)sizeof(line) - 32) {
+					out("# prof: %s%s", prog, line);
+					pos = on_line = 0;
+				}
+			}
+			bucket++;
+		}
+		/* keep a partial word for the next read */
+		memmove(buf, (char *)buf + n * sizeof(unsigned int),
+			len - n * sizeof(unsigned int));
+		len -= n * sizeof(unsigned int);
+		if (got == 0)
+			break;
 	}
 	close(fd);
-	if (!buf || len < 2 * sizeof(unsigned int)) {
-		out("# vmshm: read /proc/profile: %s",
-		    buf ? "short" : "no memory");
-		free(buf);
-		return;
-	}
-	n = len / sizeof(unsigned int) - 1;
-	out("# prof: %s step=%u buckets=%zu", prog, buf[0], n);
-	for (i = 0; i < n; i++) {
-		if (!buf[i + 1])
-			continue;
-		pos += snprintf(line + pos, sizeof(line) - pos, " %zu:%u",
-				i, buf[i + 1]);
-		if (++on_line == 12) {
-			out("# prof: %s%s", prog, line);
-			pos = 0;
-			on_line = 0;
-		}
-	}
 	if (on_line)
 		out("# prof: %s%s", prog, line);
-	free(buf);
+	if (!first)
+		out("# prof: %s end buckets=%zu", prog, bucket);
 }
 
 /*
@@ -829,7 +843,6 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 	relay_flush(&relay);
 	close(pfd[0]);
 	rmap_report(rmap_before);
-	profile_dump(name);
 
 	if (sampler > 0) {
 		int64_t t = now_ms();
@@ -843,6 +856,8 @@ static void run_prog(const char *name, long mem_mb, const char *extra,
 			waitpid(sampler, &st, 0);
 		}
 	}
+	/* after the sampler, whose samples are not the program's */
+	profile_dump(name);
 }
 
 /* ---- main --------------------------------------------------------------- */
