@@ -54,6 +54,12 @@ class SpreadTest(unittest.TestCase):
         r.update(kernel_image='bzImage', qemu_command='qemu-system-i386 -m 256 '
                  '-kernel build/obj/noka-up/arch/i386/boot/bzImage -append x')
         self.assertTrue(spread.group_of(r).startswith('noka-up c1'))
+        # a copy in results/ keeps the build's name instead
+        from vmshm import results
+        saved = results.compact(r)
+        self.assertEqual(saved['kernel_build'], 'noka-up')
+        saved.update(variant=None, config=None, cpus=1, mem_mb=256)
+        self.assertTrue(spread.group_of(saved).startswith('noka-up c1'))
         r.update(kernel_image='/boot/vmlinuz', qemu_command='')
         r['kernel_release'] = '6.1.0'
         self.assertTrue(spread.group_of(r).startswith('kernel-6.1.0 c1'))

@@ -346,10 +346,20 @@ def compare_rows(a, b):
     return rows
 
 
+def kernel_build(rec):
+    """The build a run's kernel came from (build/obj/<name>/...), by the
+    image path in its QEMU command; None for a kernel from elsewhere."""
+    cmd = str(rec.get('qemu_command') or '').split()
+    image = cmd[cmd.index('-kernel') + 1] if '-kernel' in cmd[:-1] else ''
+    parts = image.split('/')
+    return parts[parts.index('obj') + 1] if 'obj' in parts[:-1] else None
+
+
 def compact(rec):
     """What goes into results/: figures and statuses, no timelines/paths."""
     keep = ('label', 'date', 'full', 'outcome', 'duration_s', 'verdict', 'summary', 'scenarios', 'totals')
     out = {k: rec.get(k) for k in keep + CONDITIONS}
+    out['kernel_build'] = kernel_build(rec)
     out['guest'] = {'uname': rec.get('guest', {}).get('uname'),
                     'figures': rec.get('guest', {}).get('figures', {})}
     out['programs'] = {n: {k: p.get(k) for k in ('status', 'exit', 'signal', 'ms', 'figures', 'totals',

@@ -17,6 +17,8 @@ import re
 import statistics
 from pathlib import Path
 
+from .results import kernel_build
+
 
 def load(paths):
     """[(group, {figure: value})] of the result files under @paths."""
@@ -35,13 +37,14 @@ def group_of(d):
     if d.get('variant'):
         g = '%s-%s' % (d['variant'], d.get('config') or '?')
     else:
-        # --kernel: the build directory names the kernel (build/obj/<name>/...);
-        # result.json keeps only the image's name, the QEMU command its path
-        cmd = str(d.get('qemu_command') or '').split()
-        image = cmd[cmd.index('-kernel') + 1] if '-kernel' in cmd[:-1] else ''
-        parts = str(image or d.get('kernel_image') or '').split('/')
-        g = parts[parts.index('obj') + 1] if 'obj' in parts[:-1] else \
-            'kernel-%s' % (d.get('kernel_release') or '?')
+        # --kernel: the build directory names the kernel (build/obj/<name>/):
+        # result.json has the image's path in its QEMU command, results/ the
+        # build's name
+        b = d.get('kernel_build') or kernel_build(d)
+        if not b:
+            parts = str(d.get('kernel_image') or '').split('/')
+            b = parts[parts.index('obj') + 1] if 'obj' in parts[:-1] else None
+        g = b or 'kernel-%s' % (d.get('kernel_release') or '?')
     g += ' c%s m%s' % (d.get('cpus', '?'), d.get('mem_mb', '?'))
     if d.get('icount'):
         g += ' icount'
