@@ -53,6 +53,17 @@ class HeadlineTest(unittest.TestCase):
         self.assertIn('`1.json`, `2.json` (series abababab)', src)
         self.assertNotIn('0.json', src)
 
+    def test_a_newer_run_that_records_plain_conditions_replaces_an_older(self):
+        old = [run('v', 10, 1), patched('p', 30, 1)]
+        for r in old:                       # older results did not record these
+            for k in ('sysctls', 'append', 'args', 'prog_timeout'):
+                r[k] = None
+        new = [run('v', 20, 2, sysctls=[], append='', args={}, prog_timeout=0),
+               patched('p', 22, 2, sysctls=[], append='', args={}, prog_timeout=0)]
+        self.write(*(old + new))
+        t = headline.table(self.dir, rows=(ROW,)).split('\n')
+        self.assertEqual(t[2], '| rates | rate (up-m256-c1) | at least 1.2 x 2.6.3: **missed** | 20 | 22 | 1.1 |')
+
     def test_icount_rows_and_misses(self):
         self.write(run('vi', 100, 1, icount=True), patched('pi', 100, 1, icount=True))
         row = headline.Row('rates', 'p.rate', 'icount', 'at least 1.2 x 2.6.3', 'ratio >= 1.2')

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 
 from .common import Error
-from .results import (CONDITIONS, KERNEL, all_figures, group_name, group_runs, load_runs, matches, median,
-                      parse_selector)
+from .results import (CONDITIONS, KERNEL, PLAIN, all_figures, group_name, group_runs, is_plain, load_runs,
+                      matches, median, parse_selector)
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,13 @@ def value(rec, figure):
 
 
 def others(rec):
-    """The run's conditions but the kernel's, as one value."""
-    return tuple(json.dumps(rec.get(k), sort_keys=True) for k in CONDITIONS if k not in KERNEL)
+    """The run's conditions but the kernel's, as one value.  A plain
+    condition counts the same recorded or not (older results did not
+    record sysctls, append, args or prog_timeout), as matches() counts
+    it, so that a newer run of the same conditions replaces an older."""
+    return tuple(json.dumps(None if k in PLAIN and is_plain(rec.get(k)) else rec.get(k),
+                            sort_keys=True)
+                 for k in CONDITIONS if k not in KERNEL)
 
 
 def pair(runs, row):
