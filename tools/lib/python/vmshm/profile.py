@@ -21,6 +21,8 @@ import json
 import re
 from pathlib import Path
 
+from .results import kernel_image
+
 HEADER = re.compile(r'# prof: (\S+) step=(\d+) buckets=(\d+)')
 END = re.compile(r'# prof: (\S+) end buckets=(\d+)')
 DATA = re.compile(r'# prof: (\S+)((?: \d+:\d+)+)\s*$')
@@ -117,9 +119,8 @@ def by_function(prof, stext, syms):
 def system_map_of(run_dir, layout):
     """The System.map of the kernel a run booted: beside its bzImage."""
     d = json.loads((Path(run_dir) / 'result.json').read_text())
-    cmd = str(d.get('qemu_command') or '').split()
-    if '-kernel' in cmd:
-        image = Path(cmd[cmd.index('-kernel') + 1])
+    if kernel_image(d):
+        image = Path(kernel_image(d))
         if not image.is_absolute():
             image = layout.repo / image
         # <obj>/arch/i386/boot/bzImage

@@ -346,12 +346,17 @@ def compare_rows(a, b):
     return rows
 
 
+def kernel_image(rec):
+    """The kernel image a run booted, as its QEMU command gives it ('' if
+    it does not: results/ keeps no command)."""
+    cmd = str(rec.get('qemu_command') or '').split()
+    return cmd[cmd.index('-kernel') + 1] if '-kernel' in cmd[:-1] else ''
+
+
 def kernel_build(rec):
     """The build a run's kernel came from (build/obj/<name>/...), by the
     image path in its QEMU command; None for a kernel from elsewhere."""
-    cmd = str(rec.get('qemu_command') or '').split()
-    image = cmd[cmd.index('-kernel') + 1] if '-kernel' in cmd[:-1] else ''
-    parts = image.split('/')
+    parts = kernel_image(rec).split('/')
     return parts[parts.index('obj') + 1] if 'obj' in parts[:-1] else None
 
 
