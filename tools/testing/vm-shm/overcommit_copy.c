@@ -27,6 +27,8 @@
  *    first.  The touchers keep a pace rather than a CPU share, so under
  *    --icount that ratio measures reclaim, not how the CPU was shared.
  *
+ * -Q stops after the quiet read, with diagnostics of it (quiet_*).
+ *
  * Every figure is one run: the harness repeats runs (five per kernel for
  * the series' goals) rather than the program repeating rounds, so every
  * run starts from a freshly booted guest.
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "vmshm.h"
 #include "load.h"
@@ -110,6 +113,98 @@ static void drop_filler(void)
 	filler[0] = 0;
 }
 
+/*
+ * -Q: what reclaim did during the quiet read, from /proc/vmstat, every
+ * task's CPU time over it, and a profile of the read alone when the
+ * kernel was booted with profile=N (a write to /proc/profile clears it;
+ * the init collects it after the program).  Diagnostics for a read rate
+ * that differs between kernels: which task, which reclaim.
+ */
+static const char *const rc_keys[] = {
+	"pgscan", "pgsteal", "kswapd_steal", "pageoutrun", "allocstall",
+	"pgrefill", "pgdeactivate", "pgactivate", "pgfree", NULL
+};
+
+#define Q_TASKS		256	/* the guest's pids are small */
+static long long q_ticks[Q_TASKS], q_self[2];
+
+/* utime + stime of @pid in USER_HZ ticks, its command in @comm; or -1 */
+static long long task_ticks(int pid, char *comm, size_t len)
+{
+	char path[64], buf[512], *a, *b;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	a = strchr(buf, '(');
+	b = strrchr(buf, ')');
+	if (comm && a && b && b > a)
+		snprintf(comm, len, "%.*s", (int)(b - a - 1), a + 1);
+	return vm_proc_stat_ticks(path);
+}
+
+/* this process's user and system time, ms */
+static void self_ms(long long *ms)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	ms[0] = ru.ru_utime.tv_sec * 1000LL + ru.ru_utime.tv_usec / 1000;
+	ms[1] = ru.ru_stime.tv_sec * 1000LL + ru.ru_stime.tv_usec / 1000;
+}
+
+static void quiet_start(long long *v)
+{
+	int i, fd = open("/proc/profile", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "0", 1) != 1)
+			ktap_diag("cannot clear /proc/profile: %s",
+				  strerror(errno));
+		close(fd);
+	}
+	for (i = 0; rc_keys[i]; i++)
+		v[i] = vm_vmstat(rc_keys[i]);
+	for (i = 1; i < Q_TASKS; i++)
+		q_ticks[i] = task_ticks(i, NULL, 0);
+	self_ms(q_self);
+}
+
+static void quiet_figs(const long long *v)
+{
+	long long self[2], t, kswapd = -1;
+	char name[64];
+	int i;
+
+	self_ms(self);
+	for (i = 1; i < Q_TASKS; i++) {
+		t = task_ticks(i, name, sizeof(name));
+		if (t < 0 || q_ticks[i] < 0 || t <= q_ticks[i])
+			continue;
+		t = (t - q_ticks[i]) * 1000 / vm_clk_tck();
+		ktap_diag("quiet read: pid %d (%s) %lld ms", i, name, t);
+		if (!strncmp(name, "kswapd", 6))
+			kswapd = t;
+	}
+	vm_fig_i("quiet_reader_user_ms", self[0] - q_self[0], "ms");
+	vm_fig_i("quiet_reader_sys_ms", self[1] - q_self[1], "ms");
+	vm_fig_i("quiet_kswapd_ms", kswapd, "ms");
+	for (i = 0; rc_keys[i]; i++) {
+		snprintf(name, sizeof(name), "quiet_%s", rc_keys[i]);
+		vm_fig_i(name, v[i] >= 0 ? vm_vmstat(rc_keys[i]) - v[i] : -1,
+			 strstr(rc_keys[i], "pg") == rc_keys[i] ? "pages" :
+			 "count");
+	}
+}
+
 /* -1 when it cannot be told */
 static double ratio(long long num, long long den)
 {
@@ -121,6 +216,8 @@ int main(int argc, char **argv)
 	long shm_mb = -1, press_mb = -1, file_mb = -1, nproc = 4;
 	long pass_ms = 1000, press_nice = 0, time_s = 300, passes = 4;
 	long press_rate = 0;
+	int quiet_only = 0;
+	long long rc0[sizeof(rc_keys) / sizeof(rc_keys[0])];
 	const struct vm_opt opts[] = {
 		{ 'S', VM_OPT_LONG, &shm_mb, "MB",
 		  "shm segment, all of it busy (default 0.75 * mem)" },
@@ -139,6 +236,8 @@ int main(int argc, char **argv)
 		{ 'p', VM_OPT_LONG, &passes, "N",
 		  "passes every toucher makes under the pressure before the "
 		  "read (default 4)" },
+		{ 'Q', VM_OPT_FLAG, &quiet_only, NULL,
+		  "stop after the unloaded reads (to profile them alone)" },
 		{ 's', VM_OPT_LONG, &file_mb, "MB",
 		  "file read under the load (default 0.5 * mem)" },
 		{ 't', VM_OPT_LONG, &time_s, "SEC",
@@ -244,13 +343,24 @@ int main(int argc, char **argv)
 		ktap_diag("no filler file: the quiet read starts on free "
 			  "memory");
 	vm_fig_i("filler_mb", filler[0] ? vm_cfg.mem_mb : 0, "MB");
+	if (quiet_only)
+		quiet_start(rc0);
 	vm_file_read(fd, size, size, 1, 0, &quiet, buf, "unloaded read");
 	vm_fig_f("unloaded_MBps", vm_rd_mbps(&quiet), "MBps");
+	if (quiet_only)
+		quiet_figs(rc0);
 	drop_filler();
 	vm_file_drop_cache(fd, size);
 	ktap_result(!cold.err && !cold.bad && cold.bytes == size &&
 		    !quiet.err && !quiet.bad && quiet.bytes == size,
 		    names[T_QUIET], "%.1f MB/s", vm_rd_mbps(&quiet));
+	if (quiet_only) {
+		int t;
+
+		for (t = T_PRESS; t < T_CLEAN; t++)
+			ktap_skip(names[t], "-Q: the unloaded reads only");
+		goto cleanup;
+	}
 
 	/*
 	 * The probe and the pressure's workers are forked before the
@@ -423,6 +533,7 @@ int main(int argc, char **argv)
 		ktap_skip(names[T_DATA], "no segment");
 	}
 
+cleanup:
 	vm_phase("cleanup");
 	ok = vm_nchildren() == 0;
 	vm_kill_all();
