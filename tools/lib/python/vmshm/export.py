@@ -59,7 +59,7 @@ The runs behind these figures, each with the hash of the series it ran
 
 %(RUNS)s
 """
-DOCS_PATCH = 'vm/objrmap-docs.patch'
+DOCS_PATCH = 'objrmap/objrmap-docs.patch'
 # The committer of the cover letter and the VM mails.
 MAIL_COMMITTER = {'GIT_COMMITTER_NAME': 'vm-shm team', 'GIT_COMMITTER_EMAIL': 'vm-shm@localhost'}
 QUILT_MTIME = '2004-02-18 00:00:00 UTC'
