@@ -193,7 +193,12 @@ def cmd_bisect(args, layout):
         ns = build_parser().parse_args(['run', '--kernel', str(image), '--scenarios', args.scenarios,
                                         '--label', label])
         return cmd_run(ns, layout)
-    return bisect.bisect(args.linux, args.config, args.scenarios, boot_step, layout)
+    variants = list(args.series or [])
+    if args.all:
+        variants = [v for v in series.variants(layout.patches) if v not in ('vanilla', 'patched')] + ['patched']
+    if not variants:
+        return bisect.bisect(args.linux, args.config, args.scenarios, boot_step, layout)
+    return bisect.bisect_all(args.linux, args.config, args.scenarios, boot_step, variants, layout)
 
 
 def add_run_options(p):
@@ -331,6 +336,9 @@ def add_series_commands(sub):
     p.add_argument('config', nargs='?', default='up', help='configs/<CONFIG>.config (default up)')
     p.add_argument('scenarios', nargs='?', default='syscall_regs,integrity',
                    help='what each step\'s guest runs (default syscall_regs,integrity)')
+    p.add_argument('--series', action='append', choices=[v for v in series.variants() if v != 'vanilla'],
+                   help='bisect this variant (a series alone, or patched) instead of the stack (may repeat)')
+    p.add_argument('--all', action='store_true', help='every series alone, then the stack')
     p.set_defaults(fn=cmd_bisect)
 
 
