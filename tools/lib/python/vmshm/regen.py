@@ -30,7 +30,15 @@ from .common import LAYOUT, Error, log, sh
 from .tree import git
 
 STACK = 'enterprise'
-ORDER = ('fixes', 'objrmap', 'shmem', 'reclaim')
+ORDER = ('fixes', 'objrmap', 'shmem', 'reclaim')      # for a series file without groups
+
+
+def series_names(patches_dir=None):
+    """The series in stacking order: the #@series groups of the series
+    file but toolchain, or ORDER if it has none."""
+    names = tuple(g.name for g in series.groups(patches_dir)
+                  if g.kind == 'series' and g.name != series.TOOLCHAIN)
+    return names or ORDER
 TITLES = {
     'toolchain': 'what 2.6.3 needs to build and run with today\'s gcc, binutils, make and QEMU: '
                  'all the "vanilla" kernel gets',
@@ -96,7 +104,7 @@ def known_names(patches_dir):
     return out
 
 
-def plan(repo, patches_dir, testdir, groups=ORDER):
+def plan(repo, patches_dir, testdir, groups):
     """[(group, [(entry, text, alone)])]: what each group's files will be.
     alone is (entry, text) of the standalone copy where it differs."""
     series_branches = [branch_of(g) for g in groups]
@@ -157,9 +165,11 @@ def series_text(patches_dir, planned):
     return '\n'.join(lines) + '\n'
 
 
-def regen(repo, layout=LAYOUT, groups=ORDER):
-    """Write patches/ from the branches; returns the entries written."""
+def regen(repo, layout=LAYOUT, groups=None):
+    """Write patches/ from the branches of the series groups (default:
+    those of the series file); returns the entries written."""
     patches = layout.patches
+    groups = groups or series_names(patches)
     planned = plan(repo, patches, layout.testdir, groups)
     text = series_text(patches, planned)
     keep = {e.name for e in series.read(patches) if e.toolchain}
