@@ -88,8 +88,8 @@ raced with truncate (truncate_fault: 9,505 pages left mapped past EOF in
     'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
 i386 PAE boxes with hundreds of processes sharing a large shm segment or
 file the chains exhaust lowmem: pte_chain_capacity at 8 GB forks 987
-children on 2.6.3 before lowmem runs out, 13,847 with these patches (the
-whole stack; 701 kB against 163 bytes of pte_chain per child).  File
+children on 2.6.3 before lowmem runs out, 13,847 with these patches (in
+the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per child).  File
 pages (page cache, tmpfs, SysV shm) count their ptes instead and reclaim
 finds them through the file's vmas, indexed by offset, with trylocks,
 one vma at a time; anonymous pages keep their pte_chains.  The index
@@ -110,15 +110,16 @@ them.  vm_cache_scan_ratio adds a pass that frees clean, unmapped page
 cache first, resuming at an anchor in the inactive list (one patch: the
 pass without its anchor sent more to swap than 2.6.3).  In
 copy_during_swap (256 MB) swap-out per byte read was 0.062 on 2.6.3 and
-0 with the whole stack.""",
+0 with the whole vmshm1 stack.""",
 }
 SERIES_COVER = """%(WHAT)s
 
 It applies to 2.6.3 plus %(NTOOL)s toolchain patches that only let 2.6.3
 build and run with today's gcc, binutils, make and QEMU
 (%(NAME)s-toolchain.mbox, not part of this submission), on its own or
-with the other series of %(NAME)s, in the order %(ORDER)s.  Every patch
-builds and boots on its own.  Series hash %(HASH12)s.
+with the other series of %(NAME)s, stacked in the order
+%(ORDER)s.  tools/bisect-series --series %(SERIES)s builds
+and boots every step of it.  Series hash %(HASH12)s.
 
 %(RESULTS)s"""
 # The committer of the cover letter and the VM mails.
@@ -242,6 +243,7 @@ def series_results(layout, name):
 
 def series_cover(text, release, group, order, results):
     body = SERIES_COVER % {'WHAT': SERIES_COVERS.get(group.name, group.title), 'NTOOL': release.ntool,
+                           'SERIES': group.name,
                            'NAME': release.name, 'ORDER': ', '.join(order),
                            'HASH12': release.hash[:12], 'RESULTS': results.strip()}
     return text.replace('*** SUBJECT HERE ***', group.title or group.name).replace(
