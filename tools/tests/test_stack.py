@@ -6,7 +6,7 @@ import unittest
 
 from support import Scratch, quiet, write
 
-from vmshm import stack
+from vmshm import stack, testcases_patch
 from vmshm.common import Error
 from vmshm.tree import git
 
@@ -86,6 +86,20 @@ class StackTest(unittest.TestCase):
             stack.stack(self.repo, self.base, ['s-one', 's-two'], 's-enterprise')
         self.assertEqual(git(self.repo, 'rev-parse', 's-enterprise'), before)
         self.assertEqual(git(self.repo, 'worktree', 'list').count('\n'), 0)
+
+    def test_testcases_from_the_generated_patch(self):
+        # the tail's testcases commit is replaced by the patch it is generated as now
+        git(self.repo, 'checkout', '-q', 's-enterprise')
+        self.commit('t/x.c', 'old\n', testcases_patch.SUBJECT)
+        git(self.repo, 'checkout', '-q', '--detach', self.base)
+        self.commit('t/x.c', 'new\n', testcases_patch.SUBJECT)
+        patch = self.scratch.root / 'testcases.patch'
+        patch.write_text(git(self.repo, 'format-patch', '-1', '--stdout', 'HEAD') + '\n')
+        git(self.repo, 'checkout', '-q', '--detach', self.base)
+        with quiet():
+            stack.stack(self.repo, self.base, ['s-one', 's-two'], 's-enterprise', testcases=patch)
+        self.assertEqual(self.show('s-enterprise', 't/x.c'), 'new')
+        self.assertEqual(self.subjects('s-enterprise')[-1], testcases_patch.SUBJECT)
 
 
 if __name__ == '__main__':

@@ -140,7 +140,8 @@ def plan(repo, patches_dir, testdir, groups):
         if subject == testcases_patch.SUBJECT:
             if change(text) != change(testcases_patch.render(testdir)):
                 log(f'warning: the testcases commit of {branch_of(STACK)} is not what '
-                    'tools/testing/vm-shm/ gives now (tools/stack-series after updating it)')
+                    'tools/testing/vm-shm/ gives now: tools/gen-testcases-patch, then tools/stack-series '
+                    f'REPO --testcases patches/{testcases_patch.ENTRY}')
             tail.append((testcases_patch.ENTRY, None, None))
             continue
         name = f'{STACK}/{Path(names.get(subject, slug(subject))).name}'

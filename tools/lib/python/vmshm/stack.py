@@ -18,6 +18,7 @@ it was; nothing is resolved by hand here.
 import tempfile
 from pathlib import Path
 
+from . import testcases_patch
 from .common import Error, log
 from .tree import git
 
@@ -54,9 +55,12 @@ def tail(repo, base, branch, series_branches):
     return own
 
 
-def stack(repo, base, series_branches, target, tail_from=None):
+def stack(repo, base, series_branches, target, tail_from=None, testcases=None):
     """Make target = base + each series branch's commits + the tail of
-    tail_from (default: target as it is).  Returns (head, tree, picked)."""
+    tail_from (default: target as it is); with testcases (the generated
+    patch file), the tail's testcases commit is that patch instead, so
+    that the branch follows tools/testing/vm-shm/.  Returns (head, tree,
+    picked)."""
     repo = Path(repo)
     base = git(repo, 'rev-parse', '--verify', f'{base}^{{commit}}')
     for b in series_branches:
@@ -71,7 +75,11 @@ def stack(repo, base, series_branches, target, tail_from=None):
         try:
             for b, c in picks:
                 before = git(wt, 'rev-parse', 'HEAD')
-                out = git(wt, 'cherry-pick', c, check=False, env=committer(repo, c))
+                if testcases and subject(repo, c) == testcases_patch.SUBJECT:
+                    out = git(wt, 'am', '-q', '--committer-date-is-author-date', str(Path(testcases).resolve()),
+                              check=False, env=committer(repo, c))
+                else:
+                    out = git(wt, 'cherry-pick', c, check=False, env=committer(repo, c))
                 status = git(wt, 'status', '--porcelain', '--untracked-files=no')
                 if status or git(wt, 'rev-parse', 'HEAD') == before:
                     raise Error(f'{b}: {c[:12]} "{subject(repo, c)}" does not apply '
@@ -80,6 +88,7 @@ def stack(repo, base, series_branches, target, tail_from=None):
             head = git(wt, 'rev-parse', 'HEAD')
         finally:
             git(wt, 'cherry-pick', '--abort', check=False)
+            git(wt, 'am', '--abort', check=False)
             git(repo, 'worktree', 'remove', '--force', str(wt), check=False)
     git(repo, 'branch', '-f', target, head)
     tree = git(repo, 'rev-parse', f'{head}^{{tree}}')
