@@ -13,7 +13,8 @@
  * beyond that kills and reaps the oldest ("pool", a database whose
  * server processes come and go while the others keep the segment
  * mapped: every page then has -k + 1 ptes, and the exiting child's are
- * the oldest).  Reported: forks/s and the fork-to-reap time per variant.
+ * the oldest).  Reported: forks/s and the fork-to-reap time per variant,
+ * and the parent's mean resident size (fork copies its present ptes).
  *
  * With -a MB, a cycler process maps -a MB of anonymous memory, touches
  * it, unmaps it and starts again, all through the three variants: with
@@ -222,7 +223,16 @@ struct res {
 	long errors;
 	double ms, lat_max;
 	struct rusage ru;
+	long long rss_sum;	/* the parent's VmRSS, every RSS_EVERY forks */
+	long rss_n;
 };
+
+/*
+ * fork copies every present pte of the parent's shared mappings, so
+ * its cost follows how much of them reclaim has left mapped: sample
+ * the parent's resident size, not every fork (a read of /proc).
+ */
+#define RSS_EVERY	8
 
 static void run_variant(const char *key, int touch, long c, long max_n,
 			double max_s, struct res *r)
@@ -237,6 +247,14 @@ static void run_variant(const char *key, int touch, long c, long max_n,
 		struct rusage ru;
 		pid_t pid;
 
+		if (r->forks % RSS_EVERY == 0) {
+			long long rss = vm_status_kb("VmRSS");
+
+			if (rss >= 0) {
+				r->rss_sum += rss;
+				r->rss_n++;
+			}
+		}
 		ta = vm_now_ms();
 		pid = vm_fork();
 		if (pid == 0) {
@@ -297,6 +315,8 @@ static void run_variant(const char *key, int touch, long c, long max_n,
 	snprintf(k, sizeof(k), "%s_child_minflt", key);
 	vm_fig_f(k, r->forks ? (double)r->ru.ru_minflt / r->forks : 0,
 		 "count");
+	snprintf(k, sizeof(k), "%s_parent_rss_kb", key);
+	vm_fig_i(k, r->rss_n ? r->rss_sum / r->rss_n : -1, "kB");
 }
 
 /*
@@ -320,6 +340,14 @@ static void run_pool(long k, long max_n, double max_s, struct res *r)
 	while (r->forks < max_n && vm_now_ms() - t0 < max_s * 1000) {
 		pid_t pid;
 
+		if (r->forks % RSS_EVERY == 0) {
+			long long rss = vm_status_kb("VmRSS");
+
+			if (rss >= 0) {
+				r->rss_sum += rss;
+				r->rss_n++;
+			}
+		}
 		ta = vm_now_ms();
 		pid = vm_fork();
 		if (pid == 0) {
@@ -376,6 +404,8 @@ static void run_pool(long k, long max_n, double max_s, struct res *r)
 		 "per_s");
 	vm_fig_f("pool_ms", r->forks ? r->ms / r->forks : 0, "ms");
 	vm_fig_f("pool_ms_max", r->lat_max, "ms");
+	vm_fig_i("pool_parent_rss_kb", r->rss_n ? r->rss_sum / r->rss_n : -1,
+		 "kB");
 }
 
 int main(int argc, char **argv)
