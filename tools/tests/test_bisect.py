@@ -43,6 +43,20 @@ class StepsTest(unittest.TestCase):
                                              '@@ -2,3 +2,4 @@\n hello\n howdy\n+world\n'))
         self.assertEqual(self.steps(), ['mm: say howdy', 'mm: say world'])
 
+    def test_a_series_alone(self):
+        p = self.layout.patches
+        (p / 'mm/b.patch').rename(p / 'one.patch')
+        (p / 'mm').rmdir()
+        (p / 'one').mkdir()
+        (p / 'one.patch').rename(p / 'one/b.patch')
+        write(p / 'series', '#@series toolchain\ntoolchain/a.patch\n#@series one\none/b.patch\n')
+        with quiet():
+            tree.prepare(self.base, 'one', self.layout)
+            work = bisect.checkout(self.layout, 'one')
+        self.assertEqual(work, self.layout.build / 'bisect' / 'one' / 'src')
+        steps = [s for _, s in bisect.step_commits(work, series.toolchain_count(p))]
+        self.assertEqual(steps, ['mm: say hello', 'mm: say world'])
+
 
 if __name__ == '__main__':
     unittest.main()

@@ -85,6 +85,28 @@ class ExportTest(unittest.TestCase):
         finally:
             scratch.close()
 
+    def test_one_mbox_a_series(self):
+        scratch = Scratch()
+        try:
+            base = scratch_series(scratch)
+            p = scratch.layout.patches
+            (p / 'one').mkdir()
+            (p / 'mm/b.patch').rename(p / 'one/b.patch')
+            write(p / 'series', '#@series toolchain\ntoolchain/a.patch\n#@series one  say world\none/b.patch\n')
+            with quiet() as out:
+                rc = export.export(base, 'vmshm5', scratch.layout)
+            self.assertEqual(rc, 0, out.getvalue())
+            self.assertRegex(out.getvalue(), r'series one: 1 patches \+ 0/1 cover letter \(vmshm5-one.mbox\); '
+                             r'git am of the toolchain mbox and it on a fresh import: tree \w+: '
+                             r'same tree as one prepared alone')
+            mbox = (scratch.layout.build / 'export' / 'vmshm5-one.mbox').read_text()
+            self.assertIn('Subject: [PATCH 2.6.3 one 0/1] say world\n', mbox)
+            self.assertIn('Subject: [PATCH 2.6.3 one 1/1] mm: say world\n', mbox)
+            self.assertIn('No run of this series alone', mbox)
+            self.assertIn(' mm/memory.c | 1 +\n', mbox)           # the cover letter's diffstat
+        finally:
+            scratch.close()
+
 
 if __name__ == '__main__':
     unittest.main()

@@ -53,5 +53,28 @@ class LintTest(unittest.TestCase):
         self.assertTrue(any('prefix' in e for e in errors), errors)
 
 
+    GROUPS = ('#@series toolchain\ntoolchain/a.patch\n#@series one\n#@alone one/b.patch\n'
+              'ent/stacked/b.patch\n#@stack ent\nent/c.patch\n')
+
+    def test_groups(self):
+        # a stacked copy whose context differs from its #@alone copy is fine
+        stacked = GOOD_PATCH.replace('@@ -1,2 +1,3 @@\n line one\n', '@@ -5,2 +5,3 @@\n line zero\n')
+        files = {'toolchain/a.patch': GOOD_PATCH, 'one/b.patch': GOOD_PATCH,
+                 'ent/stacked/b.patch': stacked, 'ent/c.patch': GOOD_PATCH}
+        self.assertEqual(self.lint(self.GROUPS, files), ([], []))
+        # a different change is not
+        files['ent/stacked/b.patch'] = stacked.replace('+hello', '+hullo')
+        errors, _ = self.lint(self.GROUPS, files)
+        self.assertTrue(any('not the same change' in e for e in errors), errors)
+
+    def test_group_places(self):
+        files = {'toolchain/a.patch': GOOD_PATCH, 'one/b.patch': GOOD_PATCH, 'two/c.patch': GOOD_PATCH}
+        errors, _ = self.lint('toolchain/a.patch\n#@series one\none/b.patch\ntwo/c.patch\n'
+                              '#@series one\n', files)
+        self.assertTrue(any('toolchain/a.patch: before the first' in e for e in errors), errors)
+        self.assertTrue(any('two/c.patch: in group one, but not under one/' in e for e in errors), errors)
+        self.assertTrue(any('group one twice' in e for e in errors), errors)
+
+
 if __name__ == '__main__':
     unittest.main()

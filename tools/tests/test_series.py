@@ -103,7 +103,65 @@ class ReaderUsersTest(unittest.TestCase):
         n = series.toolchain_count(REPO / 'patches')
         self.assertTrue(all(e.toolchain for e in entries[:n]))
         self.assertFalse(any(e.toolchain for e in entries[n:]))
-        self.assertEqual(entries[-1].name, 'vm/vm-shm-testcases.patch')
+        self.assertEqual(entries[-1].name, 'enterprise/vm-shm-testcases.patch')
+        # one group a series, the enterprise group last and stacked only
+        groups = series.groups(REPO / 'patches')
+        self.assertEqual([g.name for g in groups][:1] + [g.name for g in groups][-1:],
+                         ['toolchain', 'enterprise'])
+        self.assertEqual(sum(len(g.entries) for g in groups), len(entries))
+        self.assertEqual(series.variants(REPO / 'patches')[:2], ('vanilla', 'patched'))
+        self.assertNotIn('enterprise', series.variants(REPO / 'patches'))
+
+
+class GroupsTest(unittest.TestCase):
+    """The group markers: one series each, read as comments by quilt and
+    the hash."""
+
+    SERIES = ('# head\n#@series toolchain what 2.6.3 needs\ntoolchain/a.patch\n'
+              '#@series one  the first series\none/b.patch\none/c.patch -p1\n'
+              '#@series two\n#@alone two/d.patch\nent/stacked/d.patch\n'
+              '#@stack ent  the branch\nent/e.patch\n')
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = Path(self.tmp.name)
+        write(self.d / 'series', self.SERIES)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_groups(self):
+        groups = series.groups(self.d)
+        self.assertEqual([(g.name, g.kind, g.title) for g in groups],
+                         [('toolchain', 'series', 'what 2.6.3 needs'), ('one', 'series', 'the first series'),
+                          ('two', 'series', ''), ('ent', 'stack', 'the branch')])
+        self.assertEqual([e.name for e in groups[1].entries], ['one/b.patch', 'one/c.patch'])
+        self.assertEqual([e.name for e in groups[2].entries], ['ent/stacked/d.patch'])
+        self.assertEqual([e.name for e in groups[2].standalone], ['two/d.patch'])
+
+    def test_variants(self):
+        self.assertEqual(series.variants(self.d), ('vanilla', 'patched', 'one', 'two'))
+        names = lambda v: [e.name for e in series.variant_entries(v, self.d)]
+        self.assertEqual(names('patched'), ['toolchain/a.patch', 'one/b.patch', 'one/c.patch',
+                                            'ent/stacked/d.patch', 'ent/e.patch'])
+        self.assertEqual(names('one'), ['toolchain/a.patch', 'one/b.patch', 'one/c.patch'])
+        self.assertEqual(names('two'), ['toolchain/a.patch', 'two/d.patch'])
+        for v in ('ent', 'toolchain'):
+            with self.assertRaisesRegex(Error, 'the whole stack is patched'):
+                series.variant_entries(v, self.d)
+
+    def test_markers_are_comments(self):
+        # the hash (the stop hook's shell) and quilt read the stack only
+        self.assertEqual(series.series_entries(self.SERIES),
+                         ['toolchain/a.patch', 'one/b.patch', 'one/c.patch', 'ent/stacked/d.patch', 'ent/e.patch'])
+        if shutil.which('bash') and shutil.which('sha256sum'):
+            write(self.d / 'patches/series', self.SERIES)
+            r = subprocess.run(['bash', '-c', HOOK_HASH], cwd=self.d, capture_output=True, text=True)
+            self.assertEqual(r.stdout.strip(), series.series_hash(self.d / 'patches'))
+        if shutil.which('quilt'):
+            r = subprocess.run(['quilt', '--quiltrc=-', 'series'], cwd=self.d, capture_output=True, text=True,
+                               env={'QUILT_PATCHES': '.', 'PATH': '/usr/bin:/bin'})
+            self.assertEqual(r.stdout.split(), series.series_entries(self.SERIES), r.stderr)
 
 
 if __name__ == '__main__':

@@ -193,7 +193,12 @@ def cmd_bisect(args, layout):
         ns = build_parser().parse_args(['run', '--kernel', str(image), '--scenarios', args.scenarios,
                                         '--label', label])
         return cmd_run(ns, layout)
-    return bisect.bisect(args.linux, args.config, args.scenarios, boot_step, layout)
+    variants = list(args.series or [])
+    if args.all:
+        variants = [v for v in series.variants(layout.patches) if v not in ('vanilla', 'patched')] + ['patched']
+    if not variants:
+        return bisect.bisect(args.linux, args.config, args.scenarios, boot_step, layout)
+    return bisect.bisect_all(args.linux, args.config, args.scenarios, boot_step, variants, layout)
 
 
 def add_run_options(p):
@@ -236,10 +241,10 @@ def add_run_options(p):
 def add_build_commands(sub):
     p = sub.add_parser('prepare', help='expand the base tree into build/src/<variant>')
     p.add_argument('--linux', required=True, help='2.6.3 source dir or linux-2.6.3.tar.bz2')
-    p.add_argument('--variant', choices=series.VARIANTS, required=True)
+    p.add_argument('--variant', choices=series.variants(), required=True)
     p.set_defaults(fn=cmd_prepare)
     p = sub.add_parser('build', help='build bzImage')
-    p.add_argument('--variant', choices=series.VARIANTS, required=True)
+    p.add_argument('--variant', choices=series.variants(), required=True)
     p.add_argument('--config', required=True, help='name of configs/<name>.config')
     p.add_argument('--jobs', '-j', type=int)
     p.set_defaults(fn=cmd_build)
@@ -248,13 +253,13 @@ def add_build_commands(sub):
 def add_run_commands(sub):
     p = sub.add_parser('run', help='boot a kernel and run the scenarios')
     p.add_argument('--kernel', help='a bzImage (instead of --variant/--config)')
-    p.add_argument('--variant', choices=series.VARIANTS)
+    p.add_argument('--variant', choices=series.variants())
     p.add_argument('--config')
     add_run_options(p)
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser('suite', help='prepare, build and run several configs of a variant')
     p.add_argument('--linux', required=True)
-    p.add_argument('--variant', choices=series.VARIANTS, required=True)
+    p.add_argument('--variant', choices=series.variants(), required=True)
     p.add_argument('--configs', default='up,smp,debug')
     add_run_options(p)
     p.set_defaults(fn=cmd_suite, cpus=2)
@@ -317,7 +322,7 @@ def add_series_commands(sub):
     p = sub.add_parser('hash', help='print the series hash')
     p.set_defaults(fn=cmd_hash)
     p = sub.add_parser('series', help='print the patches of the series, one a line')
-    p.add_argument('--variant', choices=series.VARIANTS, help='only the patches of this variant')
+    p.add_argument('--variant', choices=series.variants(), help='only the patches of this variant')
     p.add_argument('--strip', action='store_true', help='each line: the -p level, then the patch')
     p.add_argument('--patches', metavar='DIR', help='the patches directory (default patches/)')
     p.set_defaults(fn=cmd_series)
@@ -331,6 +336,9 @@ def add_series_commands(sub):
     p.add_argument('config', nargs='?', default='up', help='configs/<CONFIG>.config (default up)')
     p.add_argument('scenarios', nargs='?', default='syscall_regs,integrity',
                    help='what each step\'s guest runs (default syscall_regs,integrity)')
+    p.add_argument('--series', action='append', choices=[v for v in series.variants() if v != 'vanilla'],
+                   help='bisect this variant (a series alone, or patched) instead of the stack (may repeat)')
+    p.add_argument('--all', action='store_true', help='every series alone, then the stack')
     p.set_defaults(fn=cmd_bisect)
 
 

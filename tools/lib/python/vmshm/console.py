@@ -5,6 +5,7 @@ samples and the kernel's complaints (kunit_parser's job here)."""
 
 import re
 
+from . import series
 from .common import LAYOUT
 
 def number(s):
@@ -247,5 +248,5 @@ def scrub_prefixes(layout):
     """The directories whose names a committed result must not carry,
     longest first."""
     build = layout.build
-    return sorted({str(build / 'src' / v) for v in ('vanilla', 'patched')} | {str(build), str(layout.repo)},
+    return sorted({str(build / 'src' / v) for v in series.variants(layout.patches)} | {str(build), str(layout.repo)},
                   key=len, reverse=True)

@@ -11,11 +11,20 @@ the proof that they agree.
                                         git send-email
   build/export/<name>-toolchain.mbox    the toolchain part, on which the VM part
                                         applies; not for mailing
+  build/export/<name>-<series>.mbox     each series of patches/series (its
+                                        #@series group) alone, for linux-mm:
+                                        a 0/N cover letter (what, why, its
+                                        runs in results/, diffstat), then
+                                        [PATCH 2.6.3 <series> n/N] mails
+  build/export/mbox-<series>/           the same mails, one file each
 
 Then, from scratch under build/export/verify/: a fresh import of the tree
 plus git am of both mboxes, and quilt push -a of the tarball on a copy of
-the base, must each give the branch's tree.  The tree is prepared in
-build/export/work/, not build/src/, so an export never disturbs a build.
+the base, must each give the branch's tree; and for each series, a fresh
+import plus git am of the toolchain mbox and that series' mbox must give
+the tree of the series prepared alone (tools/vmshm prepare --variant
+<series>).  The trees are prepared in build/export/work/, not build/src/,
+so an export never disturbs a build.
 """
 
 import json
@@ -40,11 +49,13 @@ one vma at a time (anonymous pages keep their pte_chains), indexes a
 file's vmas by offset so that only the vmas covering a page are
 visited, keeps pages of nonlinear vmas reclaimable with a bounded sweep,
 starts the swap write from shmem_writepage(), and adds
-vm_cache_scan_ratio, a clean-cache-first pass of reclaim, with an
-anchor in the inactive list (a separate patch, which the measurements
-recommend: without it the pass does not help).  The last patches add
-Documentation/vm/objrmap.txt, a MAINTAINERS entry, EXTRAVERSION and the
-testcases (tools/testing/vm-shm).
+vm_cache_scan_ratio, a clean-cache-first pass of reclaim that resumes
+at an anchor in the inactive list.  These are four series, each of
+which applies to 2.6.3 on its own and is mailed apart for linux-mm
+(%(NAME)s-<series>.mbox: %(SERIES)s); this is the four stacked, as the
+%(NAME)s branch carries them.  The last patches add
+Documentation/vm/objrmap.txt for the three together, a MAINTAINERS
+entry, EXTRAVERSION and the testcases (tools/testing/vm-shm).
 
 It applies to 2.6.3 plus %(NTOOL)s toolchain patches that only let 2.6.3
 build and run with today's gcc, binutils, make and QEMU; they come
@@ -59,7 +70,58 @@ The runs behind these figures, each with the hash of the series it ran
 
 %(RUNS)s
 """
-DOCS_PATCH = 'vm/objrmap-docs.patch'
+DOCS_PATCH = 'objrmap/objrmap-docs.patch'
+# What each series is and why, for its cover letter; the figures quoted
+# are the whole stack's unless its own runs are in results/ (below).
+SERIES_COVERS = {
+    'fixes': """Five fixes of 2.6.3 bugs that the vm-shm testcases hit, independent of
+the VM changes that follow them: downgrade_write() waking queued readers
+left the rwsem one count short, so the next down_write()/down_read()
+slept for ever (index_churn hung in 1 run of about 8 on 2.6.3), and a
+wake that backs off lost its wakeup; out_of_memory()'s one-second rule
+held only from five minutes after boot, and free swap held an OOM kill
+off for ever while memory was full of page tables, pte_chains or locked
+pages (2.6.3 goes silent in pte_chain_capacity -F at 2 GB and in
+oom_locked); and shmem_nopage() mapped a page beyond i_size when a fault
+raced with truncate (truncate_fault: 9,505 pages left mapped past EOF in
+20 rounds on 2.6.3).""",
+    'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
+i386 PAE boxes with hundreds of processes sharing a large shm segment or
+file the chains exhaust lowmem: pte_chain_capacity at 8 GB forks 987
+children on 2.6.3 before lowmem runs out, 13,847 with these patches (in
+the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per child).  File
+pages (page cache, tmpfs, SysV shm) count their ptes instead and reclaim
+finds them through the file's vmas, indexed by offset, with trylocks,
+one vma at a time; anonymous pages keep their pte_chains.  The index
+comes first, so that no step of the series walks every vma of a file
+(that walk stalled a SCHED_FIFO probe for 1.1 s); nonlinear vmas get a
+bounded sweep; a young pte keeps its page; /proc/vmstat counts the walks
+a busy lock cut short; Documentation/vm/objrmap.txt says the rules.""",
+    'shmem': """shmem_writepage() moves a page to the swap cache and leaves it dirty,
+so the write starts only when reclaim meets the page again on the
+inactive list; until then the swap is allocated and nothing is freed.
+Start the write at once: in copy_during_swap the swap allocated but not
+yet written peaked at 22.2 MB without the patch and 24-32 kB with it
+(measured with the objrmap patches applied).""",
+    'reclaim': """A file copy on a box that is swapping shm pushes the shm further into
+swap instead of dropping the file's clean pages: reclaim meets long
+runs of dirty shm on the inactive list before the clean cache behind
+them.  vm_cache_scan_ratio adds a pass that frees clean, unmapped page
+cache first, resuming at an anchor in the inactive list (one patch: the
+pass without its anchor sent more to swap than 2.6.3).  In
+copy_during_swap (256 MB) swap-out per byte read was 0.062 on 2.6.3 and
+0 with the whole vmshm1 stack.""",
+}
+SERIES_COVER = """%(WHAT)s
+
+It applies to 2.6.3 plus %(NTOOL)s toolchain patches that only let 2.6.3
+build and run with today's gcc, binutils, make and QEMU
+(%(NAME)s-toolchain.mbox, not part of this submission), on its own or
+with the other series of %(NAME)s, stacked in the order
+%(ORDER)s.  tools/bisect-series --series %(SERIES)s builds
+and boots every step of it.  Series hash %(HASH12)s.
+
+%(RESULTS)s"""
 # The committer of the cover letter and the VM mails.
 MAIL_COMMITTER = {'GIT_COMMITTER_NAME': 'vm-shm team', 'GIT_COMMITTER_EMAIL': 'vm-shm@localhost'}
 QUILT_MTIME = '2004-02-18 00:00:00 UTC'
@@ -73,6 +135,7 @@ class Release:
     hash: str
     entries: tuple
     ntool: int
+    groups: tuple = ()
 
     @classmethod
     def of(cls, patches_dir, version=None):
@@ -86,7 +149,7 @@ class Release:
         entries = tuple(e.name for e in series.read(patches_dir))
         version = version or series.extraversion(patches_dir) or h[:8]
         name = version if version.startswith('vmshm') else f'vmshm-{version}'
-        return cls(name, h, entries, series.toolchain_count(patches_dir))
+        return cls(name, h, entries, series.toolchain_count(patches_dir), tuple(series.groups(patches_dir)))
 
     @property
     def nvm(self):
@@ -122,8 +185,11 @@ def runs_table(readme):
 
 
 def docs_results(patch):
-    """The Results section that objrmap-docs adds to objrmap.txt."""
+    """The Results section of objrmap.txt: of the file itself, or as a
+    patch (objrmap-docs) adds it."""
     lines = Path(patch).read_text().split('\n') if Path(patch).is_file() else []
+    if 'Results' in lines and '+Results' not in lines:
+        return '\n'.join(lines[lines.index('Results'):]).strip('\n')
     if '+Results' not in lines:
         return ''
     out = []
@@ -137,7 +203,9 @@ def docs_results(patch):
 
 def cover_letter(text, release, results, runs):
     """The format-patch cover letter text with subject and blurb filled in."""
+    names = [g.name for g in release.groups if g.kind == 'series' and g.name != series.TOOLCHAIN]
     body = COVER_BODY % {'NTOOL': release.ntool, 'NAME': release.name, 'HASH12': release.hash[:12],
+                         'SERIES': ', '.join(names) or 'none',
                          'RESULTS': results.strip(), 'RUNS': runs.strip() or '(no results yet)'}
     body = body.replace('the object walk described above', 'the object walk (Documentation/vm/objrmap.txt)')
     return text.replace('*** SUBJECT HERE ***', COVER_SUBJECT).replace('*** BLURB HERE ***', body.rstrip('\n'))
@@ -153,11 +221,81 @@ def mails(src, release, out, layout):
     run(['git', '-C', str(src), 'format-patch', '-q', '--cover-letter', '--no-signature', '--thread=shallow',
          '--subject-prefix=PATCH 2.6.3', '-o', str(out / 'mbox'), f'{vbase}..HEAD'], env=MAIL_COMMITTER)
     cover = next((out / 'mbox').glob('0000-*.patch'))
-    cover.write_text(cover_letter(cover.read_text(), release, docs_results(layout.patches / DOCS_PATCH),
+    cover.write_text(cover_letter(cover.read_text(), release,
+                                  docs_results(src / 'Documentation' / 'vm' / 'objrmap.txt'),
                                   runs_table(layout.repo / 'docs' / 'results.md')))
     with open(out / f'{release.name}.mbox', 'w') as f:
         for p in sorted((out / 'mbox').glob('*.patch')):
             f.write(p.read_text())
+
+
+def series_results(layout, name):
+    """What a series' cover letter says of its own runs: the README's rows
+    measured with it alone, or that there are none yet."""
+    from . import headline
+    table = headline.table(layout.results, other=name)
+    if table:
+        return f'Measured with this series alone on 2.6.3 (results/ of the project):\n\n{table}'
+    return ('No run of this series alone is in the project\'s results/ yet: the\n'
+            'figures above and in the changelogs are of the stacked series, as\n'
+            'each changelog says.')
+
+
+def series_cover(text, release, group, order, results):
+    body = SERIES_COVER % {'WHAT': SERIES_COVERS.get(group.name, group.title), 'NTOOL': release.ntool,
+                           'SERIES': group.name,
+                           'NAME': release.name, 'ORDER': ', '.join(order),
+                           'HASH12': release.hash[:12], 'RESULTS': results.strip()}
+    return text.replace('*** SUBJECT HERE ***', group.title or group.name).replace(
+        '*** BLURB HERE ***', body.rstrip('\n'))
+
+
+def series_mails(src, release, group, order, out, layout):
+    """One series' mails and mbox, from its branch prepared alone; returns
+    (mbox, number of patches)."""
+    vbase = run(['git', '-C', str(src), 'rev-list', '--reverse', 'HEAD']).split('\n')[release.ntool]
+    mdir = out / f'mbox-{group.name}'
+    mdir.mkdir()
+    run(['git', '-C', str(src), 'format-patch', '-q', '--cover-letter', '--no-signature', '--thread=shallow',
+         f'--subject-prefix=PATCH 2.6.3 {group.name}', '-o', str(mdir), f'{vbase}..HEAD'], env=MAIL_COMMITTER)
+    cover = next(mdir.glob('0000-*.patch'))
+    cover.write_text(series_cover(cover.read_text(), release, group, order,
+                                  series_results(layout, group.name)))
+    mbox = out / f'{release.name}-{group.name}.mbox'
+    with open(mbox, 'w') as f:
+        for p in sorted(mdir.glob('*.patch')):
+            f.write(p.read_text())
+    return mbox, len(list(mdir.glob('*.patch'))) - 1
+
+
+def export_series(linux, release, out, work, layout):
+    """Each series alone: prepared, mailed and checked by git am on a
+    fresh import.  Returns [(name, n, branch tree, am tree)]."""
+    groups = [g for g in series.groups(layout.patches)
+              if g.kind == 'series' and g.name != series.TOOLCHAIN]
+    order = [g.name for g in groups]
+    checked = []
+    for g in groups:
+        src = tree.prepare(linux, g.name, work)
+        mbox, n = series_mails(src, release, g, order, out, layout)
+        am_tree = verify_git(linux, [out / f'{release.name}-toolchain.mbox', mbox],
+                             out / 'verify' / g.name, work)[0]
+        checked.append((g.name, n, run(['git', '-C', str(src), 'rev-parse', 'HEAD^{tree}']), am_tree))
+    return checked
+
+
+def report_series(out, release, checked):
+    """Print each series' check; True if all agree."""
+    ok = True
+    for name, n, branch_tree, am_tree in checked:
+        what = (f'series {name}: {n} patches + 0/{n} cover letter ({release.name}-{name}.mbox); '
+                f'git am of the toolchain mbox and it on a fresh import: tree {am_tree}')
+        if am_tree == branch_tree:
+            log(f'{what}: same tree as {name} prepared alone')
+        else:
+            log(f'{what}: DIFFERENT TREE from {name} prepared alone ({branch_tree})')
+            ok = False
+    return ok
 
 
 def has_run_of(results_dir, h):
@@ -168,16 +306,17 @@ def has_run_of(results_dir, h):
     return False
 
 
-def verify_git(linux, release, out, work):
-    """A fresh import plus git am of both mboxes: (tree, head, commits)."""
-    vgit = out / 'verify' / 'git'
+def verify_git(linux, mboxes, vgit, work):
+    """A fresh import at vgit plus git am of the mboxes, in order (a cover
+    letter is dropped): (tree, head, commits)."""
     base = linux if linux.is_dir() else tree.unpack_tarball(linux, work)[0]
     tree.check_base(base)
     tree.import_base(base, vgit, 'verify')
     committer = {'GIT_COMMITTER_NAME': tree.PREPARE_IDENT[0], 'GIT_COMMITTER_EMAIL': tree.PREPARE_IDENT[1]}
-    am = ['git', '-C', str(vgit), 'am', '-q', '--committer-date-is-author-date', '--whitespace=nowarn']
-    run(am + [str(out / f'{release.name}-toolchain.mbox')], env=committer)
-    run(am + ['--empty=drop', str(out / f'{release.name}.mbox')], env=committer)
+    am = ['git', '-C', str(vgit), 'am', '-q', '--committer-date-is-author-date', '--whitespace=nowarn',
+          '--empty=drop']
+    for mbox in mboxes:
+        run(am + [str(mbox)], env=committer)
     return (run(['git', '-C', str(vgit), 'rev-parse', 'HEAD^{tree}']),
             run(['git', '-C', str(vgit), 'rev-parse', 'HEAD']),
             int(run(['git', '-C', str(vgit), 'rev-list', '--count', 'HEAD'])))
@@ -241,7 +380,7 @@ def export(linux, version=None, layout=LAYOUT):
     log(f'export-series: {release.name}, series {release.hash[:12]}, {release.ntool} toolchain + {release.nvm} VM patches')
     work = Layout(layout.repo, out / 'work')           # prepared apart from build/src
     src = tree.prepare(linux, 'patched', work)
-    for p in [out / 'mbox', out / 'verify', *out.glob('vmshm*')]:
+    for p in [out / 'mbox', out / 'verify', *out.glob('vmshm*'), *out.glob('mbox-*')]:
         if p.is_dir():
             shutil.rmtree(p)
         elif p.exists():
@@ -257,10 +396,13 @@ def export(linux, version=None, layout=LAYOUT):
     if not has_run_of(layout.results, release.hash):
         log(f'note: no run in results/ is of this series ({release.hash[:12]}): '
             "the cover letter's figures are of earlier revisions; say how they differ")
-    git_result = verify_git(linux, release, out, work)
+    git_result = verify_git(linux, [out / f'{release.name}-toolchain.mbox', out / f'{release.name}.mbox'],
+                            out / 'verify' / 'git', work)
     quilt_result = verify_quilt(release, out)
+    checked = export_series(linux, release, out, work, layout)
     heads = run(['git', 'bundle', 'list-heads', str(out / f'{release.name}.bundle'), f'refs/heads/{release.name}'])
     ok = report(release, out, branch, heads.split(' ')[0], git_result, quilt_result)
+    ok = report_series(out, release, checked) and ok
     log('')
     log(run(['ls', '-l', str(out)]).split('\n', 1)[-1])
     log(f'mails: {len(list((out / "mbox").iterdir()))} in {rel(out / "mbox")} (0/{release.nvm} cover letter)')

@@ -89,13 +89,15 @@ def others(rec):
                  for k in CONDITIONS if k not in KERNEL)
 
 
-def pair(runs, row):
-    """{'vanilla': [runs], 'patched': [runs]} a row reads its figure from."""
+def pair(runs, row, other='patched'):
+    """{'vanilla': [runs], 'patched': [runs]} a row reads its figure from;
+    other: the variant read as 'patched' (a series alone)."""
     sel = parse_selector(row.where)
     sets = {}
     for r in runs:
-        if r.get('variant') in ('vanilla', 'patched') and matches(r, sel) and value(r, row.figure) is not None:
-            sets.setdefault(others(r), {}).setdefault(r['variant'], []).append(r)
+        if r.get('variant') in ('vanilla', other) and matches(r, sel) and value(r, row.figure) is not None:
+            key = 'vanilla' if r['variant'] == 'vanilla' else 'patched'
+            sets.setdefault(others(r), {}).setdefault(key, []).append(r)
     both = [s for s in sets.values() if len(s) == 2]
     if len(both) != 1:
         raise Error(f'headline: {row.figure} where {row.where}: {len(both)} sets of conditions with runs of '
@@ -131,11 +133,17 @@ def judge(check, vanilla, patched):
     return 'met' if OPS[op](got, want) else 'missed'
 
 
-def lines(runs, rows=ROWS):
-    """[(row, {'vanilla': group, 'patched': group}, vanilla, patched, ratio, verdict)]."""
+def lines(runs, rows=ROWS, other='patched', skip_missing=False):
+    """[(row, {'vanilla': group, 'patched': group}, vanilla, patched, ratio, verdict)];
+    skip_missing: leave out the rows without runs of both kernels."""
     out = []
     for row in rows:
-        groups = pair(runs, row)
+        try:
+            groups = pair(runs, row, other)
+        except Error:
+            if skip_missing:
+                continue
+            raise
         v, p = (median([value(r, row.figure) for r in groups[k]]) for k in ('vanilla', 'patched'))
         ratio = (p / v if isinstance(v, (int, float)) and isinstance(p, (int, float)) and v
                  and not isinstance(v, bool) else None)
@@ -148,10 +156,16 @@ def cell(v, groups):
     return number(v) + (f' (n={n})' if n > 1 else '')
 
 
-def table(results_dir=None, rows=ROWS):
-    """The README's table, markdown."""
+def table(results_dir=None, rows=ROWS, other='patched'):
+    """The README's table, markdown; with other (a series alone), only
+    the rows that have runs of it, and '' if none has."""
     out = ['| scenario | figure | goal | 2.6.3 | patched | ratio |', '|---|---|---|---:|---:|---:|']
-    for row, groups, v, p, ratio, verdict in lines(load_runs(results_dir), rows):
+    if other != 'patched':
+        out[0] = out[0].replace('| patched |', f'| {other} alone |')
+    found = lines(load_runs(results_dir), rows, other, skip_missing=other != 'patched')
+    if not found:
+        return ''
+    for row, groups, v, p, ratio, verdict in found:
         conds = group_name(groups['patched'][-1], series=False).split('-', 1)[1]
         figure = row.figure.split('.', 1)[-1]
         goal = row.goal + (f': **{verdict}**' if verdict == 'missed' else f': {verdict}' if verdict else '')

@@ -136,6 +136,59 @@ def check_series_text(text):
     return errors, entries
 
 
+def edits(text):
+    """What a patch changes, without its context: per file, its - and +
+    lines.  Two copies of a patch made against different bases have the
+    same edits."""
+    out, name = [], None
+    for line in text.split('\n'):
+        if line.startswith('diff --git '):
+            name = line.split()[-1]
+            out.append(name)
+        elif name and line[:1] in '-+' and not re.match(r'(---|\+\+\+) (a/|b/|/dev/null)', line):
+            out.append(line)
+    return out
+
+
+def check_groups(text, patches_dir):
+    """Errors in the series' group markers (series.py): every entry in one
+    group, the toolchain group exactly the toolchain part, a series' files
+    in its directory, and each #@alone copy the same change as the
+    stacked copy after it."""
+    marks = series.markers(text)
+    if not marks:
+        return []
+    errors, seen = [], set()
+    for no, kind, name, _ in marks:
+        if kind == 'alone':
+            continue
+        if not name:
+            errors.append(f'series:{no}: #@{kind} without a name')
+        elif name in seen:
+            errors.append(f'series:{no}: group {name} twice')
+        seen.add(name)
+    stacks = [n for no, kind, n, _ in marks if kind == 'stack']
+    for e in series.parse(text):
+        if e.group is None:
+            errors.append(f'{e.name}: before the first #@series marker (in no group)')
+        elif (e.group == series.TOOLCHAIN) != e.toolchain:
+            errors.append(f'{e.name}: in group {e.group}, but toolchain/ is the toolchain group')
+        elif not e.toolchain and not e.alone and not e.name.startswith(f'{e.group}/'):
+            errors.append(f'{e.name}: in group {e.group}, but not under {e.group}/')
+        if not e.alone:
+            continue
+        if not e.alone.startswith(f'{e.group}/') or not any(e.name.startswith(f'{s}/') for s in stacks):
+            errors.append(f'{e.name}: a stacked copy belongs under a #@stack group\'s directory, '
+                          f'its #@alone copy {e.alone} under {e.group}/')
+        alone, stacked = Path(patches_dir) / e.alone, Path(patches_dir) / e.name
+        if not alone.is_file():
+            errors.append(f'{e.alone}: named by #@alone but missing')
+        elif stacked.is_file() and edits(alone.read_text()) != edits(stacked.read_text()):
+            errors.append(f'{e.name}: not the same change as its #@alone copy {e.alone} '
+                          '(tools/regen-patches writes both from the branches)')
+    return errors
+
+
 def lint_series(patches_dir=None, use_lsdiff=True):
     """Returns (errors, warnings) as lists of strings."""
     errors, warnings = [], []
@@ -144,8 +197,11 @@ def lint_series(patches_dir=None, use_lsdiff=True):
     if not path.exists():
         warnings.append('no patches/series yet: nothing to lint')
         return errors, warnings
-    errors, entries = check_series_text(path.read_text())
-    for e in entries:
+    text = path.read_text()
+    errors, entries = check_series_text(text)
+    errors += check_groups(text, patches_dir)
+    alone = [e.alone for e in series.parse(text) if e.alone]
+    for e in entries + alone:
         p = patches_dir / e
         if not p.is_file():
             errors.append(f'{e}: listed in series but missing')
@@ -154,7 +210,7 @@ def lint_series(patches_dir=None, use_lsdiff=True):
             check_patch(p, use_lsdiff)
         except ValueError as ex:
             errors.append(f'{e}: {ex}')
-    listed = {str(patches_dir / e) for e in entries}
+    listed = {str(patches_dir / e) for e in entries + alone}
     for p in sorted(patches_dir.rglob('*.patch')):
         if str(p) not in listed:
             warnings.append(f'{p.relative_to(patches_dir)}: not listed in series')

@@ -8,6 +8,27 @@ rules are the series hash's (the project's stop hook, a shell pipeline):
 '#' starts a comment, the name ends at the first white space, and a
 last line without its newline is not read.  lint reports the lines
 these rules would read differently from quilt.
+
+The file is also cut into groups, one series each, by marker comments
+(quilt, the hash and the entry rules above skip them as comments):
+
+    #@series NAME [what it is]   the entries below, up to the next marker,
+                                 are series NAME, which applies to 2.6.3
+                                 with the toolchain series alone as well
+                                 as stacked; "toolchain" is the vanilla
+                                 kernel's
+    #@stack NAME [what it is]    the entries below apply only on the
+                                 whole stack (the enterprise branch's
+                                 own: docs of the whole, MAINTAINERS,
+                                 EXTRAVERSION, the testcases)
+    #@alone PATH                 the next entry is the stacked copy of
+                                 PATH, which its series applies alone;
+                                 for a patch that does not apply to both
+                                 bases without fuzz (lint checks the two
+                                 are the same change)
+
+prepare's variants are vanilla (toolchain), patched (every entry, in
+order) and each #@series group but toolchain alone on the toolchain.
 """
 
 import hashlib
@@ -18,15 +39,20 @@ from pathlib import Path
 from .common import LAYOUT, Error
 
 VARIANTS = ('vanilla', 'patched')
+TOOLCHAIN = 'toolchain'
 
 
 @dataclass(frozen=True)
 class Entry:
     """One patch of the series: its path under patches/, the quilt options
-    after it (only -p1 is used) and its line, for messages."""
+    after it (only -p1 is used), its line, for messages, the group its
+    marker put it in and the path its series applies alone instead, if
+    any (#@alone)."""
     name: str
     options: tuple = ()
     lineno: int = 0
+    group: str = None
+    alone: str = None
 
     @property
     def toolchain(self):
@@ -44,18 +70,78 @@ class Entry:
         return level
 
 
+@dataclass(frozen=True)
+class Group:
+    """A marker's group: its name, its kind ('series' or 'stack'), what
+    the marker says it is and its entries in stacking order."""
+    name: str
+    kind: str
+    title: str
+    entries: tuple
+
+    @property
+    def standalone(self):
+        """Its entries as the series applies them alone on the toolchain."""
+        return tuple(Entry(e.alone, e.options, e.lineno, e.group) if e.alone else e
+                     for e in self.entries)
+
+
+MARKER = re.compile(r'#@(series|stack|alone)\b[ \t]*(\S*)[ \t]*(.*?)\s*$')
+
+
+def markers(text):
+    """[(lineno, kind, word, rest)] of the marker comments of a series
+    file's text."""
+    out = []
+    for no, line in enumerate(text.split('\n'), 1):
+        m = MARKER.match(line)
+        if m:
+            out.append((no, *m.groups()))
+    return out
+
+
 def parse(text):
     """The entries of a series file's text, in order."""
     lines = text.split('\n')
     if lines and lines[-1] != '':
         lines = lines[:-1]        # last line lacked its newline
-    out = []
+    out, group, alone = [], None, None
     for no, line in enumerate(lines, 1):
+        m = MARKER.match(line)
+        if m and m.group(1) == 'alone':
+            alone = m.group(2) or None
+        elif m:
+            group = m.group(2) or None
         line = re.sub(r'#.*', '', line)
         name = re.sub(r'\s.*', '', line)
         if name:
-            out.append(Entry(name, tuple(line.split()[1:]), no))
+            out.append(Entry(name, tuple(line.split()[1:]), no, group, alone))
+            alone = None
     return out
+
+
+def parse_groups(text):
+    """The groups of a series file's text, in order ([] without markers)."""
+    entries = parse(text)
+    out = []
+    for no, kind, name, title in markers(text):
+        if kind != 'alone':
+            mine = tuple(e for e in entries if e.group == name)
+            out.append(Group(name, kind, title, mine))
+    return out
+
+
+def groups(patches_dir=None):
+    """The groups of patches_dir/series."""
+    series = Path(patches_dir or LAYOUT.patches) / 'series'
+    return parse_groups(series.read_text()) if series.exists() else []
+
+
+def variants(patches_dir=None):
+    """What prepare, build and run accept: vanilla, patched and every
+    series that applies alone on the toolchain."""
+    return VARIANTS + tuple(g.name for g in groups(patches_dir)
+                            if g.kind == 'series' and g.name != TOOLCHAIN)
 
 
 def series_entries(text):
@@ -93,11 +179,16 @@ def series_hash(patches_dir=None):
 def variant_entries(variant, patches_dir=None):
     """The entries a variant is made of: vanilla is the toolchain prefix."""
     entries = read(patches_dir)
+    toolchain = [e for e in entries if e.toolchain]
     if variant == 'vanilla':
-        return [e for e in entries if e.toolchain]
-    if variant != 'patched':
-        raise Error(f'unknown variant {variant!r} (vanilla or patched)')
-    return entries
+        return toolchain
+    if variant == 'patched':
+        return entries
+    for g in groups(patches_dir):
+        if g.name == variant and g.kind == 'series' and g.name != TOOLCHAIN:
+            return toolchain + list(g.standalone)
+    known = ', '.join(variants(patches_dir))
+    raise Error(f'unknown variant {variant!r} ({known}; the whole stack is patched)')
 
 
 def variant_patches(variant, patches_dir=None):

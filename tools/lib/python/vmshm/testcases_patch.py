@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""patches/vm/vm-shm-testcases.patch, generated from tools/testing/vm-shm/.
+"""patches/enterprise/vm-shm-testcases.patch, generated from tools/testing/vm-shm/.
 
 The testcases have one source of truth, this repository's
 tools/testing/vm-shm/.  The series' last patch adds the same files to the
@@ -25,7 +25,7 @@ from .common import LAYOUT, rel
 
 SRCDIR = LAYOUT.testdir
 PATCHES = LAYOUT.patches
-ENTRY = 'vm/vm-shm-testcases.patch'
+ENTRY = 'enterprise/vm-shm-testcases.patch'
 TREE_DIR = 'tools/testing/vm-shm'
 
 # The QEMU guest init belongs to the harness, not to the testcases.
@@ -197,6 +197,7 @@ def write(srcdir=SRCDIR, patches=PATCHES):
     target = Path(patches) / ENTRY
     if target.is_file() and target.read_text() == text:
         return f'{rel(target)}: unchanged'
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text)
     return f'{rel(target)}: written ({len(source_files(srcdir))} files)'
 
