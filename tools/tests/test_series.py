@@ -52,12 +52,10 @@ class SeriesTest(unittest.TestCase):
                 series.variant_patches('other', d)
 
 
-class ReaderUsersTest(unittest.TestCase):
-    """What export, bisect, gen-testcases-patch and reconstruct.sh take
-    from the reader."""
+class SeriesDir(unittest.TestCase):
+    """A temporary patches/ directory holding a series file of SERIES."""
 
-    SERIES = ('# toolchain first\ntoolchain/a.patch\ntoolchain/b.patch -p1\n\n'
-              'vm/c.patch\nvm/d.patch # the docs\nvm/e.patch\n')
+    SERIES = ''
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -66,6 +64,14 @@ class ReaderUsersTest(unittest.TestCase):
 
     def tearDown(self):
         self.tmp.cleanup()
+
+
+class ReaderUsersTest(SeriesDir):
+    """What export, bisect, gen-testcases-patch and reconstruct.sh take
+    from the reader."""
+
+    SERIES = ('# toolchain first\ntoolchain/a.patch\ntoolchain/b.patch -p1\n\n'
+              'vm/c.patch\nvm/d.patch # the docs\nvm/e.patch\n')
 
     def test_toolchain_count_and_last(self):
         # bisect starts at commit toolchain_count (after the import commit);
@@ -113,7 +119,7 @@ class ReaderUsersTest(unittest.TestCase):
         self.assertNotIn('enterprise', series.variants(REPO / 'patches'))
 
 
-class GroupsTest(unittest.TestCase):
+class GroupsTest(SeriesDir):
     """The group markers: one series each, read as comments by quilt and
     the hash."""
 
@@ -121,14 +127,6 @@ class GroupsTest(unittest.TestCase):
               '#@series one  the first series\none/b.patch\none/c.patch -p1\n'
               '#@series two\n#@alone two/d.patch\nent/stacked/d.patch\n'
               '#@stack ent  the branch\nent/e.patch\n')
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.d = Path(self.tmp.name)
-        write(self.d / 'series', self.SERIES)
-
-    def tearDown(self):
-        self.tmp.cleanup()
 
     def test_groups(self):
         groups = series.groups(self.d)
