@@ -49,6 +49,14 @@ class StackTest(unittest.TestCase):
     def show(self, rev, path):
         return git(self.repo, 'show', f'{rev}:{path}')
 
+    def assert_refused(self, why):
+        """stack() refuses with @why and leaves s-enterprise where it was."""
+        git(self.repo, 'checkout', '-q', '--detach', self.base)
+        before = git(self.repo, 'rev-parse', 's-enterprise')
+        with quiet(), self.assertRaisesRegex(Error, why):
+            stack.stack(self.repo, self.base, ['s-one', 's-two'], 's-enterprise')
+        self.assertEqual(git(self.repo, 'rev-parse', 's-enterprise'), before)
+
     def test_series_then_the_tail(self):
         with quiet():
             stack.stack(self.repo, self.base, ['s-one', 's-two'], 's-enterprise')
@@ -71,20 +79,12 @@ class StackTest(unittest.TestCase):
         self.commit('c.c', 'dropped\n', 'two: dropped since')
         self.commit('b.c', 'two\n2\n', 'two: more b')
         self.commit('doc.txt', 'doc\n', 'doc: all of it')
-        git(self.repo, 'checkout', '-q', '--detach', self.base)
-        before = git(self.repo, 'rev-parse', 's-enterprise')
-        with quiet(), self.assertRaisesRegex(Error, 'dropped since'):
-            stack.stack(self.repo, self.base, ['s-one', 's-two'], 's-enterprise')
-        self.assertEqual(git(self.repo, 'rev-parse', 's-enterprise'), before)
+        self.assert_refused('dropped since')
 
     def test_a_conflict_leaves_the_branch(self):
         git(self.repo, 'checkout', '-q', 's-two')
         self.commit('a.c', 'a\nother\n', 'two: touch a')
-        git(self.repo, 'checkout', '-q', '--detach', self.base)
-        before = git(self.repo, 'rev-parse', 's-enterprise')
-        with quiet(), self.assertRaisesRegex(Error, 'does not apply'):
-            stack.stack(self.repo, self.base, ['s-one', 's-two'], 's-enterprise')
-        self.assertEqual(git(self.repo, 'rev-parse', 's-enterprise'), before)
+        self.assert_refused('does not apply')
         self.assertEqual(git(self.repo, 'worktree', 'list').count('\n'), 0)
 
     def test_testcases_from_the_generated_patch(self):
