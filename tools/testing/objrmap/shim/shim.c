@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The out-of-line part of the shims of tools/testing/objrmap: thread ids,
- * checked mutexes, BUG(), mem_map and the page_state counters.
+ * checked mutexes, BUG(), mem_map and the page_state counters, and a
+ * model of mm/rmap.c's unmap_page_pte().
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/jiffies.h>
 #include <linux/rmap-locking.h>
+#include <linux/swap.h>
 #include <asm/rmap.h>
 #include <shim/mem.h>
 
@@ -161,4 +163,30 @@ void shim_mem_map_free(void)
 	free(mem_map);
 	mem_map = NULL;
 	max_mapnr = 0;
+}
+
+/*
+ * mm/rmap.c's unmap_page_pte(), for unit and stress, which build only
+ * mm/objrmap.c and mm/vma_index.c: clear the pte, leave a file pte where
+ * the page is not at its linear offset, move the dirty bit, drop the rss.
+ * The harness has no swap cache.  Weak: lifecycle links the real one,
+ * extracted from the patched tree, in its place.
+ */
+__attribute__((weak))
+pte_t unmap_page_pte(struct vm_area_struct *vma, unsigned long address,
+		     pte_t *ptep, struct page *page)
+{
+	unsigned long pgidx;
+	pte_t pte;
+
+	BUG_ON(!shim_spin_held(&vma->vm_mm->page_table_lock));
+	BUG_ON(PageSwapCache(page));
+	pte = ptep_clear_flush(vma, address, ptep);
+	pgidx = ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
+	if (page->index != pgidx)
+		set_pte(ptep, pgoff_to_pte(page->index));
+	if (pte_dirty(pte))
+		set_page_dirty(page);
+	vma->vm_mm->rss--;
+	return pte;
 }

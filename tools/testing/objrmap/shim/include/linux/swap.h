@@ -12,4 +12,8 @@
 
 #define SWAP_CLUSTER_MAX 32
 
+/* mm/rmap.c: shim/shim.c has a model; lifecycle links the real one */
+pte_t unmap_page_pte(struct vm_area_struct *vma, unsigned long address,
+		     pte_t *ptep, struct page *page);
+
 #endif /* _SHIM_LINUX_SWAP_H */
