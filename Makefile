@@ -99,6 +99,7 @@ faults: testcases
 	-$(FAULT_RUN) --label oom-locked-$(VARIANT)-$(CONFIG) --scenarios oom_locked
 	-$(FAULT_RUN) --label trfault-$(VARIANT)-$(CONFIG) --scenarios truncate_fault
 	-$(FAULT_RUN) --label index-churn-$(VARIANT)-$(CONFIG) --scenarios index_churn
+	-$(FAULT_RUN) --label remap-edges-$(VARIANT)-$(CONFIG) --scenarios remap_edges
 	for f in none write read; do \
 		$(FAULT_RUN) --label swaperr-$$f-$(VARIANT)-$(CONFIG) --swap-fault $$f --append quiet \
 			--timeout 900 --scenarios soak --args 'soak=-t 180'; \

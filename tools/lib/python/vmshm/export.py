@@ -74,7 +74,7 @@ DOCS_PATCH = 'objrmap/objrmap-docs.patch'
 # What each series is and why, for its cover letter; the figures quoted
 # are the whole stack's unless its own runs are in results/ (below).
 SERIES_COVERS = {
-    'fixes': """Five fixes of 2.6.3 bugs that the vm-shm testcases hit, independent of
+    'fixes': """Six fixes of 2.6.3 bugs that the vm-shm testcases hit, independent of
 the VM changes that follow them: downgrade_write() waking queued readers
 left the rwsem one count short, so the next down_write()/down_read()
 slept for ever (index_churn hung in 1 run of about 8 on 2.6.3), and a
@@ -84,7 +84,10 @@ off for ever while memory was full of page tables, pte_chains or locked
 pages (2.6.3 goes silent in pte_chain_capacity -F at 2 GB and in
 oom_locked); and shmem_nopage() mapped a page beyond i_size when a fault
 raced with truncate (truncate_fault: 9,505 pages left mapped past EOF in
-20 rounds on 2.6.3).""",
+20 rounds on 2.6.3); and remap_file_pages() took an offset range that
+wraps (pgoff 0xffffffff), after which the next shrinking truncate
+dropped every page inside the new EOF, dirty ones included
+(remap_edges).""",
     'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
 i386 PAE boxes with hundreds of processes sharing a large shm segment or
 file the chains exhaust lowmem: pte_chain_capacity at 8 GB forks 987

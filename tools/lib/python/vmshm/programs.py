@@ -17,9 +17,10 @@ PROGRAMS = ['syscall_regs', 'pte_chain_capacity', 'shm_swap_storm',
             'idle_anon', 'shell_load', 'overcommit_copy']
 # Built with them, run only when named (--scenarios): limits and oom_locked,
 # where 2.6.3 hangs by design, so a full run of the vanilla kernel could
-# not pass; truncate_fault and index_churn, which 2.6.3 fails (make
-# faults); and the soak, which runs for as long as it is told (make soak).
-ON_REQUEST = ['oom_locked', 'soak', 'limits', 'truncate_fault', 'index_churn']
+# not pass; truncate_fault, index_churn and remap_edges, which 2.6.3 fails
+# (make faults); and the soak, which runs for as long as it is told (make soak).
+ON_REQUEST = ['oom_locked', 'soak', 'limits', 'truncate_fault', 'index_churn',
+              'remap_edges']
 
 
 def find_programs(progs_dir):
