@@ -76,6 +76,14 @@ class RegenTest(unittest.TestCase):
         self.assertNotIn('wrote', out)
         self.assertIn('one/second-line.patch\n', (p / 'series').read_text())
 
+    def test_rerun_keeps_needs(self):
+        self.regen()
+        p = self.layout.patches
+        (p / 'series').write_text((p / 'series').read_text().replace('#@series two', '#@series two\n#@needs one', 1))
+        self.regen()
+        self.assertEqual([g.needs for g in series.groups(p)], [(), (), ('one',), ()])
+        self.assertEqual(lint.check_groups((p / 'series').read_text(), p), [])
+
 
 if __name__ == '__main__':
     unittest.main()

@@ -162,5 +162,45 @@ class GroupsTest(SeriesDir):
             self.assertEqual(r.stdout.split(), series.series_entries(self.SERIES), r.stderr)
 
 
+
+class NeedsTest(SeriesDir):
+    """#@needs: a series tested, bisected and mailed on an earlier one."""
+
+    SERIES = ('#@series toolchain\ntoolchain/a.patch\n'
+              '#@series one\none/b.patch\n'
+              '#@series two  the second\n#@needs one\ntwo/c.patch\ntwo/d.patch\n'
+              '#@series three\nthree/e.patch\n')
+
+    def test_needs(self):
+        groups = series.groups(self.d)
+        self.assertEqual([(g.name, g.title, g.needs) for g in groups],
+                         [('toolchain', '', ()), ('one', '', ()), ('two', 'the second', ('one',)),
+                          ('three', '', ())])
+        names = lambda v: [e.name for e in series.variant_entries(v, self.d)]
+        self.assertEqual(names('two'), ['toolchain/a.patch', 'one/b.patch', 'two/c.patch', 'two/d.patch'])
+        self.assertEqual(names('three'), ['toolchain/a.patch', 'three/e.patch'])
+        # bisect and the mails start after what the series needs
+        self.assertEqual([series.base_count(v, self.d) for v in ('two', 'three', 'one', 'patched')],
+                         [2, 1, 1, 1])
+        # the marker is a comment to the hash and quilt
+        self.assertEqual(len(series.series_entries(self.SERIES)), 5)
+
+    def test_lint(self):
+        from vmshm import lint
+        self.assertEqual(lint.check_groups(self.SERIES, self.d), [])
+        for bad, why in [('#@series two\n#@needs three\n', 'not a series before'),
+                         ('#@series two\n#@needs two\n', 'not a series before'),
+                         ('#@series two\n#@needs toolchain\n', 'not a series before'),
+                         ('#@series toolchain\n#@needs one\n', 'after a #@series marker'),
+                         ('#@stack ent\n#@needs one\n', 'after a #@series marker')]:
+            text = self.SERIES.replace('#@series two  the second\n#@needs one\n', bad)
+            if bad.startswith('#@series toolchain'):
+                text = bad + self.SERIES.split('\n', 2)[2]
+            elif bad.startswith('#@stack'):
+                text = self.SERIES + bad
+            errors = lint.check_groups(text, self.d)
+            self.assertTrue(any(why in e for e in errors), (bad, errors))
+
+
 if __name__ == '__main__':
     unittest.main()

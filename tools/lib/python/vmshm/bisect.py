@@ -17,13 +17,15 @@ from . import kbuild, series, tree
 from .common import LAYOUT, Error, log, rel
 
 
-def step_commits(work, ntool):
-    """[(commit, subject)] of the steps: the vanilla point (the commit of
-    the last toolchain patch), then one a VM patch.  work's FETCH_HEAD is
-    the prepared branch: the import commit, then one commit a patch."""
+def step_commits(work, nbase):
+    """[(commit, subject)] of the steps: the base point (the commit of
+    the last toolchain patch, or of the last patch of the series a series
+    needs: series.base_count), then one a patch of the variant's own.
+    work's FETCH_HEAD is the prepared branch: the import commit, then one
+    commit a patch."""
     out = tree.git(work, 'log', '--reverse', '--format=%H %s', 'FETCH_HEAD')
     rows = [line.partition(' ') for line in out.split('\n') if line]
-    return [(commit, subject) for commit, _, subject in rows[ntool:]]
+    return [(commit, subject) for commit, _, subject in rows[nbase:]]
 
 
 def place(layout, variant='patched'):
@@ -59,7 +61,7 @@ def bisect(linux, config, scenarios, boot_step, layout=LAYOUT, variant='patched'
     every step applied, built and passed."""
     tree.prepare(linux, variant, layout)
     work = checkout(layout, variant)
-    steps = step_commits(work, series.toolchain_count(layout.patches))
+    steps = step_commits(work, series.base_count(variant, layout.patches))
     if not steps:
         raise Error(f'no commits in {rel(layout.build / "src" / variant)}')
     where = place(layout, variant)

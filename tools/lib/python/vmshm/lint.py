@@ -158,10 +158,20 @@ def check_groups(text, patches_dir):
     marks = series.markers(text)
     if not marks:
         return []
-    errors, seen = [], set()
-    for no, kind, name, _ in marks:
+    errors, seen, last = [], set(), None
+    for no, kind, name, rest in marks:
         if kind == 'alone':
             continue
+        if kind == 'needs':
+            for n in f'{name} {rest}'.split():
+                if n not in seen or n in (series.TOOLCHAIN, (last or ('',))[0]):
+                    errors.append(f'series:{no}: #@needs {n}: not a series before {last}')
+            if not name:
+                errors.append(f'series:{no}: #@needs without a name')
+            if last is None or last[1] != 'series' or last[0] == series.TOOLCHAIN:
+                errors.append(f'series:{no}: #@needs belongs after a #@series marker (not toolchain)')
+            continue
+        last = (name, kind)
         if not name:
             errors.append(f'series:{no}: #@{kind} without a name')
         elif name in seen:

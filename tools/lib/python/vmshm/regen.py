@@ -154,11 +154,14 @@ def series_text(patches_dir, planned):
     """The new series file: the header, the toolchain part as it is, then
     one group a series."""
     old = {g.name: g.title for g in series.groups(patches_dir)}
+    needs = {g.name: g.needs for g in series.groups(patches_dir)}
     lines = [HEADER.rstrip('\n'), f'#@series toolchain {old.get("toolchain") or TITLES["toolchain"]}']
     lines += [' '.join((e.name,) + e.options) for e in series.read(patches_dir) if e.toolchain]
     for g, files in planned:
         kind = 'stack' if g == STACK else 'series'
         lines.append(f'#@{kind} {g} {old.get(g) or TITLES.get(g, "")}'.rstrip())
+        if needs.get(g):
+            lines.append(f'#@needs {" ".join(needs[g])}')
         for name, _, alone in files:
             if alone:
                 lines.append(f'#@alone {alone[0]}')

@@ -26,9 +26,16 @@ The file is also cut into groups, one series each, by marker comments
                                  for a patch that does not apply to both
                                  bases without fuzz (lint checks the two
                                  are the same change)
+    #@needs NAME...              (after a #@series marker) the series
+                                 is tested, bisected and mailed on top
+                                 of these earlier series, not on the
+                                 toolchain alone: it applies without
+                                 them, but its testcases hit the 2.6.3
+                                 bugs they fix
 
 prepare's variants are vanilla (toolchain), patched (every entry, in
-order) and each #@series group but toolchain alone on the toolchain.
+order) and each #@series group but toolchain alone on the toolchain
+(with the series it needs under it, in series order).
 """
 
 import hashlib
@@ -78,6 +85,7 @@ class Group:
     kind: str
     title: str
     entries: tuple
+    needs: tuple = ()
 
     @property
     def standalone(self):
@@ -86,7 +94,7 @@ class Group:
                      for e in self.entries)
 
 
-MARKER = re.compile(r'#@(series|stack|alone)\b[ \t]*(\S*)[ \t]*(.*?)\s*$')
+MARKER = re.compile(r'#@(series|stack|alone|needs)\b[ \t]*(\S*)[ \t]*(.*?)\s*$')
 
 
 def markers(text):
@@ -110,6 +118,8 @@ def parse(text):
         m = MARKER.match(line)
         if m and m.group(1) == 'alone':
             alone = m.group(2) or None
+        elif m and m.group(1) == 'needs':
+            pass
         elif m:
             group = m.group(2) or None
         line = re.sub(r'#.*', '', line)
@@ -125,7 +135,11 @@ def parse_groups(text):
     entries = parse(text)
     out = []
     for no, kind, name, title in markers(text):
-        if kind != 'alone':
+        if kind == 'needs' and out:
+            last = out[-1]
+            out[-1] = Group(last.name, last.kind, last.title, last.entries,
+                            last.needs + tuple(f'{name} {title}'.split()))
+        elif kind not in ('alone', 'needs'):
             mine = tuple(e for e in entries if e.group == name)
             out.append(Group(name, kind, title, mine))
     return out
@@ -184,9 +198,11 @@ def variant_entries(variant, patches_dir=None):
         return toolchain
     if variant == 'patched':
         return entries
-    for g in groups(patches_dir):
+    gs = groups(patches_dir)
+    for g in gs:
         if g.name == variant and g.kind == 'series' and g.name != TOOLCHAIN:
-            return toolchain + list(g.standalone)
+            under = [e for n in g.needs for h in gs if h.name == n for e in h.standalone]
+            return toolchain + under + list(g.standalone)
     known = ', '.join(variants(patches_dir))
     raise Error(f'unknown variant {variant!r} ({known}; the whole stack is patched)')
 
@@ -200,6 +216,16 @@ def toolchain_count(patches_dir=None):
     """How many commits of a prepared branch, after the import, are the
     toolchain part: where the VM part starts."""
     return len(variant_entries('vanilla', patches_dir))
+
+
+def base_count(variant, patches_dir=None):
+    """How many commits of a variant's prepared branch, after the import,
+    come before its own patches: the toolchain part, and for a series the
+    series it needs (#@needs).  Its bisection and mails start there."""
+    entries = variant_entries(variant, patches_dir)
+    if variant in VARIANTS:
+        return toolchain_count(patches_dir)
+    return len(entries) - len(next(g for g in groups(patches_dir) if g.name == variant).entries)
 
 
 def extraversion(patches_dir=None):
