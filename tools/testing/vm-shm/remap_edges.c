@@ -99,25 +99,6 @@ static long remap(void *addr, size_t len, unsigned long pgoff, int flags)
 	return syscall(SYS_remap_file_pages, addr, len, 0, pgoff, flags);
 }
 
-static int open_file(const char *dir, const char *tag, char *path,
-		     size_t len)
-{
-	int fd;
-
-	snprintf(path, len, "%s/vmshm-redge-%s-%d", dir, tag, (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd >= 0)
-		vm_register_path(path);
-	return fd;
-}
-
-static void close_file(int fd, const char *path)
-{
-	close(fd);
-	unlink(path);
-	vm_unregister_path(path);
-}
-
 static int is_zero(const char *p)
 {
 	long i;
@@ -144,22 +125,15 @@ static void test_refault(const char *name, const char *dir,
 	char *map;
 	int fd;
 
-	fd = open_file(dir, "rf", path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 2 * W * BLK)) {
+	map = vm_scratch_map(dir, "rf", -1, 2 * W * BLK, W * BLK,
+			     path, sizeof(path), &fd);
+	if (!map) {
 		ktap_fail(name, "file in %s: %s", dir, strerror(errno));
-		if (fd >= 0)
-			close_file(fd, path);
 		return;
 	}
 	for (p = 0; p < 2 * W; p++) {
 		vm_fill_blk(buf, 41, p, 1);
 		vm_pwrite_all(fd, buf, BLK, p * BLK);
-	}
-	map = mmap(NULL, W * BLK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ktap_fail(name, "mmap: %s", strerror(errno));
-		close_file(fd, path);
-		return;
 	}
 	for (i = 0; i < W; i++)		/* fault every slot linearly */
 		(void)*(volatile char *)(map + i * BLK);
@@ -257,7 +231,7 @@ static void test_refault(const char *name, const char *dir,
 			  after[1], extend[0], extend[1], file[0], file[1]);
 out:
 	munmap(map, W * BLK);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 }
 
 /* ---- 3 ---- */
@@ -283,17 +257,10 @@ static void test_sweep(const char *dir)
 	if (W > 8192)
 		W = 8192;
 	H = W / 2;
-	fd = open_file(dir, "sw", path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 2 * W * BLK)) {
+	map = vm_scratch_map(dir, "sw", -1, 2 * W * BLK, W * BLK,
+			     path, sizeof(path), &fd);
+	if (!map) {
 		ktap_fail(name, "file: %s", strerror(errno));
-		if (fd >= 0)
-			close_file(fd, path);
-		return;
-	}
-	map = mmap(NULL, W * BLK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ktap_fail(name, "mmap: %s", strerror(errno));
-		close_file(fd, path);
 		return;
 	}
 	for (j = 0; j < H; j++)
@@ -361,7 +328,7 @@ static void test_sweep(const char *dir)
 			  slot_bad, file_bad);
 out:
 	munmap(map, W * BLK);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 }
 
 /* ---- 4 ---- */
@@ -374,17 +341,10 @@ static void test_ptrace(const char *dir)
 	int e_lin, e_non, fd, st;
 	pid_t pid;
 
-	fd = open_file(dir, "pt", path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 2 * W * BLK)) {
+	map = vm_scratch_map(dir, "pt", -1, 2 * W * BLK, W * BLK,
+			     path, sizeof(path), &fd);
+	if (!map) {
 		ktap_fail(name, "file: %s", strerror(errno));
-		if (fd >= 0)
-			close_file(fd, path);
-		return;
-	}
-	map = mmap(NULL, W * BLK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ktap_fail(name, "mmap: %s", strerror(errno));
-		close_file(fd, path);
 		return;
 	}
 	for (i = 0; i < W; i++)
@@ -443,7 +403,7 @@ static void test_ptrace(const char *dir)
 			  e_non ? "refused" : "READ beyond EOF");
 out:
 	munmap(map, W * BLK);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 }
 
 /* ---- 5 ---- */
@@ -460,17 +420,10 @@ static void test_wrap_nonblock(const char *dir)
 			  "does not wrap");
 		return;
 	}
-	fd = open_file(dir, "wn", path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 4 * BLK)) {
+	map = vm_scratch_map(dir, "wn", -1, 4 * BLK, 2 * BLK,
+			     path, sizeof(path), &fd);
+	if (!map) {
 		ktap_fail(name, "file: %s", strerror(errno));
-		if (fd >= 0)
-			close_file(fd, path);
-		return;
-	}
-	map = mmap(NULL, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ktap_fail(name, "mmap: %s", strerror(errno));
-		close_file(fd, path);
 		return;
 	}
 	/* for comparison: an offset a non-PAE file pte cannot hold */
@@ -493,7 +446,7 @@ static void test_wrap_nonblock(const char *dir)
 	else
 		ktap_fail(name, "accepted (returned %ld)", r);
 	munmap(map, 2 * BLK);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 }
 
 /* ---- 6 ---- */
@@ -507,7 +460,7 @@ static void test_wrap_truncate(const char *dir)
 	uint32_t exp, got;
 	int e, fd;
 
-	fd = open_file(dir, "wt", path, sizeof(path));
+	fd = vm_scratch_open(dir, "wt", -1, path, sizeof(path));
 	if (fd < 0) {
 		ktap_fail(name, "file: %s", strerror(errno));
 		return;
@@ -524,7 +477,7 @@ static void test_wrap_truncate(const char *dir)
 			munmap(map, N * BLK);
 		if (win != MAP_FAILED)
 			munmap(win, BLK);
-		close_file(fd, path);
+		vm_scratch_close(fd, path);
 		return;
 	}
 	for (i = 0; i < N; i++)
@@ -567,16 +520,13 @@ static void test_wrap_truncate(const char *dir)
 			  incoherent);
 out:
 	munmap(map, N * BLK);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 }
 
 int main(int argc, char **argv)
 {
 	const char *tmp, *data;
 	struct utsname u;
-	char path[256];
-	void *m;
-	int fd;
 
 	vm_init("remap_edges", argc, argv, opts, summary, 900);
 	ktap_names(names);
@@ -585,19 +535,7 @@ int main(int argc, char **argv)
 	tmp = vm_find_tmpfs(NULL);
 	if (!tmp)
 		ktap_skip_all("no writable tmpfs");
-	fd = open_file(tmp, "probe", path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 2 * BLK))
-		ktap_skip_all("cannot make a file in the tmpfs");
-	m = mmap(NULL, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED || remap(m, BLK, 1, 0)) {
-		int e = errno;
-
-		close_file(fd, path);
-		ktap_skip_all(e == ENOSYS ? "no remap_file_pages" :
-			      "remap_file_pages refused a tmpfs file");
-	}
-	munmap(m, 2 * BLK);
-	close_file(fd, path);
+	vm_remap_probe(tmp);
 
 	data = vm_cfg.dir;
 	if (vm_is_tmpfs(data) != 0 || access(data, W_OK))

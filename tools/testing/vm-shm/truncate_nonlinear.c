@@ -78,26 +78,6 @@ static long remap(void *addr, size_t len, unsigned long pgoff)
 	return syscall(SYS_remap_file_pages, addr, len, 0, pgoff, 0);
 }
 
-static int open_file(const char *tag, long n, char *path, size_t len)
-{
-	int fd;
-
-	snprintf(path, len, "%s/vmshm-trnl-%s-%d-%ld", dir, tag,
-		 (int)getpid(), n);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd >= 0)
-		vm_register_path(path);
-	return fd;
-}
-
-static void close_file(int fd, const char *path)
-{
-	close(fd);
-	unlink(path);
-	vm_unregister_path(path);
-}
-
-
 /* ---- 1 ---- */
 static void test_beyond_eof(void)
 {
@@ -109,15 +89,10 @@ static void test_beyond_eof(void)
 	char *map;
 	int fd;
 
-	fd = open_file("eof", 0, path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 2 * w)) {
+	map = vm_scratch_map(dir, "eof", -1, 2 * w, w,
+			     path, sizeof(path), &fd);
+	if (!map) {
 		ktap_fail(name, "file: %s", strerror(errno));
-		return;
-	}
-	map = mmap(NULL, w, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ktap_fail(name, "mmap: %s", strerror(errno));
-		close_file(fd, path);
 		return;
 	}
 	if (remap(map, w, npages)) {
@@ -143,7 +118,7 @@ static void test_beyond_eof(void)
 			  "truncate", npages - bus, npages);
 out:
 	munmap(map, w);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 }
 
 /* ---- 2 ---- */
@@ -236,7 +211,7 @@ static void test_race(void)
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	fd = open_file("race", 0, path, sizeof(path));
+	fd = vm_scratch_open(dir, "race", -1, path, sizeof(path));
 	if (sh == MAP_FAILED || fd < 0 ||
 	    ftruncate(fd, race_pages * BLK)) {
 		ktap_fail(name, "setup: %s", strerror(errno));
@@ -255,7 +230,7 @@ static void test_race(void)
 	sh->stop = 1;
 	vm_wait(tr, &st, NULL);
 	vm_wait(mp, &st, NULL);
-	close_file(fd, path);
+	vm_scratch_close(fd, path);
 	vm_fig_i("race_truncates", sh->truncates, "count");
 	vm_fig_i("race_populates", sh->populates, "count");
 	vm_fig_i("race_stale_pages", sh->stale, "pages");
@@ -289,7 +264,7 @@ static void pin_worker(long rounds, size_t w, struct pin_shared *sh)
 	int fd;
 
 	for (r = 0; r < rounds; r++) {
-		fd = open_file("pin", r, path, sizeof(path));
+		fd = vm_scratch_open(dir, "pin", r, path, sizeof(path));
 		if (fd < 0 || ftruncate(fd, 2 * w))
 			goto fail;
 		map = mmap(NULL, w, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -299,7 +274,7 @@ static void pin_worker(long rounds, size_t w, struct pin_shared *sh)
 			vm_fill_blk(map + i * BLK, 33, npages + i, r);
 		if (ftruncate(fd, w))
 			goto fail;
-		close_file(fd, path);	/* the window stays mapped */
+		vm_scratch_close(fd, path);	/* the window stays mapped */
 		sh->rounds = r + 1;
 	}
 	sh->done = 1;
@@ -393,9 +368,6 @@ static void test_pin(void)
 int main(int argc, char **argv)
 {
 	struct utsname u;
-	void *m;
-	int fd;
-	char path[256];
 
 	vm_init("truncate_nonlinear", argc, argv, opts, summary, 900);
 	ktap_names(names);
@@ -403,19 +375,7 @@ int main(int argc, char **argv)
 	dir = vm_find_tmpfs(NULL);
 	if (!dir)
 		ktap_skip_all("no writable tmpfs");
-	fd = open_file("probe", 0, path, sizeof(path));
-	if (fd < 0 || ftruncate(fd, 2 * BLK))
-		ktap_skip_all("cannot make a file in the tmpfs");
-	m = mmap(NULL, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED || remap(m, BLK, 1)) {
-		int e = errno;
-
-		close_file(fd, path);
-		ktap_skip_all(e == ENOSYS ? "no remap_file_pages" :
-			      "remap_file_pages refused a tmpfs file");
-	}
-	munmap(m, 2 * BLK);
-	close_file(fd, path);
+	vm_remap_probe(dir);
 
 	if (uname(&u) == 0 && !strncmp(u.release, "2.6.3", 5) &&
 	    (u.release[5] == 0 || u.release[5] == '-') &&

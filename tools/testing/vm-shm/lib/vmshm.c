@@ -741,6 +741,73 @@ void vm_unregister_path(const char *path)
 			vm_paths[i][0] = '\0';
 }
 
+int vm_scratch_open(const char *dir, const char *tag, long n, char *path,
+		    size_t len)
+{
+	int fd;
+
+	if (n < 0)
+		snprintf(path, len, "%s/vmshm-%s-%s-%d", dir, vm_prog, tag,
+			 (int)getpid());
+	else
+		snprintf(path, len, "%s/vmshm-%s-%s-%d-%ld", dir, vm_prog, tag,
+			 (int)getpid(), n);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0)
+		vm_register_path(path);
+	return fd;
+}
+
+void vm_scratch_close(int fd, const char *path)
+{
+	close(fd);
+	unlink(path);
+	vm_unregister_path(path);
+}
+
+char *vm_scratch_map(const char *dir, const char *tag, long n,
+		     uint64_t file_bytes, uint64_t map_bytes, char *path,
+		     size_t len, int *fdp)
+{
+	char *map;
+	int e, fd;
+
+	fd = vm_scratch_open(dir, tag, n, path, len);
+	if (fd < 0)
+		return NULL;
+	map = MAP_FAILED;
+	if (ftruncate(fd, (off_t)file_bytes) == 0)
+		map = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		e = errno;
+		vm_scratch_close(fd, path);
+		errno = e;
+		return NULL;
+	}
+	*fdp = fd;
+	return map;
+}
+
+void vm_remap_probe(const char *dir)
+{
+	char path[256], *m;
+	int e, fd;
+
+	m = vm_scratch_map(dir, "probe", -1, 2 * VM_BLK, 2 * VM_BLK, path,
+			   sizeof(path), &fd);
+	if (!m)
+		ktap_skip_all("cannot make and map a file for remap_file_pages");
+	if (syscall(SYS_remap_file_pages, m, VM_BLK, 0, 1UL, 0)) {
+		e = errno;
+		vm_scratch_close(fd, path);
+		ktap_skip_all(e == ENOSYS ? "no remap_file_pages" :
+			      "remap_file_pages refused the file");
+	}
+	munmap(m, 2 * VM_BLK);
+	vm_scratch_close(fd, path);
+}
+
 int vm_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

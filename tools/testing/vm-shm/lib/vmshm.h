@@ -128,6 +128,21 @@ const char *vm_find_tmpfs(const char *pref);	/* NULL if none */
 uint64_t vm_fs_avail(const char *dir);
 void vm_register_path(const char *path);	/* unlinked on timeout */
 void vm_unregister_path(const char *path);
+/*
+ * Scratch files: dir/vmshm-<prog>-<tag>-<pid>[-<n>] (no -n for n < 0),
+ * created empty and registered; vm_scratch_close() closes and unlinks.
+ * vm_scratch_map() also sizes the file to @file_bytes and maps its
+ * first @map_bytes MAP_SHARED read-write: NULL (the file gone, errno
+ * kept) if any step fails.  vm_remap_probe() ends the program with
+ * SKIP unless remap_file_pages() takes a file in @dir.
+ */
+int vm_scratch_open(const char *dir, const char *tag, long n, char *path,
+		    size_t len);
+void vm_scratch_close(int fd, const char *path);
+char *vm_scratch_map(const char *dir, const char *tag, long n,
+		     uint64_t file_bytes, uint64_t map_bytes, char *path,
+		     size_t len, int *fdp);
+void vm_remap_probe(const char *dir);
 int vm_write_all(int fd, const void *buf, size_t len);
 int vm_pread_all(int fd, void *buf, size_t len, off_t off);
 int vm_pwrite_all(int fd, const void *buf, size_t len, off_t off);
