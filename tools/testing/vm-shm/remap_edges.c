@@ -29,6 +29,14 @@
  *    0xffffffff makes truncate_inode_pages() wrap its index to 0 and
  *    drop every page of the file.
  *
+ * 7, 8. MAP_NONBLOCK back to the linear offset (tmpfs, then -d): slot 0
+ *    of a window over a file of 4 pages, remapped to page 1 and read,
+ *    then remapped with MAP_NONBLOCK to its own offset 0, a hole that
+ *    is not in the page cache: the slot must read zeros, and a write
+ *    through it must land at offset 0.  The populate leaves a file pte
+ *    for a page it cannot map at once; it used to skip that at a slot's
+ *    linear offset, which kept the pte of page 1.
+ *
  * 5 and 6 are about a 32-bit page offset: 5 is skipped where it is 64
  * bits (a 64-bit build or kernel); 6 runs everywhere.
  *
@@ -38,7 +46,7 @@
  * ptracer read beyond EOF.  There (release 2.6.3, no rmap_file_walks in
  * /proc/vmstat) those lines are skipped with what was seen, as long as
  * only nonlinear slots went wrong (1, 2) or the read beyond EOF was the
- * only fault (4).  5 and 6 fail on 2.6.3 itself (the fix is in the
+ * only fault (4).  5 to 8 fail on 2.6.3 itself (the fix is in the
  * fixes series): the program is run on request, not in the full run.
  */
 #define _GNU_SOURCE
@@ -73,6 +81,8 @@ static const char *const names[] = {
 	"ptrace beyond EOF fails at linear and nonlinear slot (disk)",
 	"remap_file_pages refuses pgoff 0xffffffff (MAP_NONBLOCK)",
 	"truncate keeps pages inside EOF after pgoff 0xffffffff remap",
+	"MAP_NONBLOCK remap to the linear offset replaces the page (tmpfs)",
+	"MAP_NONBLOCK remap to the linear offset replaces the page (disk)",
 	NULL
 };
 
@@ -523,6 +533,67 @@ out:
 	vm_scratch_close(fd, path);
 }
 
+/* ---- 7, 8 ---- */
+static void test_nonblock_linear(const char *name, const char *dir,
+				 const char *fig)
+{
+	static char buf[BLK];
+	char path[256], key[64], *map;
+	long bad, p;
+	uint32_t exp, got, v;
+	int fd, wrong = -1;
+
+	map = vm_scratch_map(dir, "nb", -1, 4 * BLK, 4 * BLK, path,
+			     sizeof(path), &fd);
+	if (!map) {
+		ktap_fail(name, "file in %s: %s", dir, strerror(errno));
+		return;
+	}
+	for (p = 1; p < 4; p++) {	/* page 0 stays a hole, never read */
+		vm_fill_blk(buf, 71, p, 1);
+		vm_pwrite_all(fd, buf, BLK, p * BLK);
+	}
+	if (remap(map, BLK, 1, 0)) {
+		ktap_fail(name, "remap to page 1: %s", strerror(errno));
+		goto out;
+	}
+	if (vm_check_blk(map, 71, 1, 1, &bad, &exp, &got)) {
+		ktap_fail(name, "slot 0 does not show page 1 after the first "
+			  "remap (word %ld is %#x)", bad, got);
+		goto out;
+	}
+	if (remap(map, BLK, 0, MAP_NONBLOCK)) {
+		ktap_fail(name, "MAP_NONBLOCK remap to page 0: %s",
+			  strerror(errno));
+		goto out;
+	}
+	if (vm_read_bus((uint32_t *)map, &v)) {
+		ktap_fail(name, "slot 0 raised SIGBUS inside EOF");
+		goto out;
+	}
+	wrong = !is_zero(map);
+	if (!wrong) {
+		vm_fill_blk(map, 72, 0, 1);
+		vm_pread_all(fd, buf, BLK, 0);
+		wrong = vm_check_blk(buf, 72, 0, 1, &bad, &exp, &got) ? 2 : 0;
+	}
+	snprintf(key, sizeof(key), "%s_nonblock_linear_wrong", fig);
+	vm_fig_i(key, wrong != 0, "count");
+	if (!wrong)
+		ktap_ok(name, "slot 0 shows page 0");
+	else if (wrong == 2)
+		ktap_fail(name, "slot 0 reads zeros, but a write through it "
+			  "is not at offset 0");
+	else
+		ktap_fail(name, "slot 0 %s after the MAP_NONBLOCK remap to "
+			  "page 0", vm_check_blk(map, 71, 1, 1, &bad, &exp,
+						 &got) ? "is not zero" :
+			  "still shows page 1");
+out:
+	munmap(map, 4 * BLK);
+	vm_scratch_close(fd, path);
+}
+
 int main(int argc, char **argv)
 {
 	const char *tmp, *data;
@@ -556,7 +627,7 @@ int main(int argc, char **argv)
 	vm_fig_i("window_pages", window, "pages");
 	vm_sigbus_install(3);
 
-	ktap_header(6);
+	ktap_header(8);
 	test_refault(names[0], tmp, "tmpfs");
 	if (data)
 		test_refault(names[1], data, "disk");
@@ -572,5 +643,10 @@ int main(int argc, char **argv)
 		ktap_skip(names[4], "-d is not a disk file system");
 		ktap_skip(names[5], "-d is not a disk file system");
 	}
+	test_nonblock_linear(names[6], tmp, "tmpfs");
+	if (data)
+		test_nonblock_linear(names[7], data, "disk");
+	else
+		ktap_skip(names[7], "-d is not a disk file system");
 	ktap_exit();
 }

@@ -74,7 +74,7 @@ DOCS_PATCH = 'objrmap/objrmap-docs.patch'
 # What each series is and why, for its cover letter; the figures quoted
 # are the whole stack's unless its own runs are in results/ (below).
 SERIES_COVERS = {
-    'fixes': """Six fixes of 2.6.3 bugs that the vm-shm testcases hit, independent of
+    'fixes': """Eight fixes of 2.6.3 bugs that the vm-shm testcases hit, independent of
 the VM changes that follow them: downgrade_write() waking queued readers
 left the rwsem one count short, so the next down_write()/down_read()
 slept for ever (index_churn hung in 1 run of about 8 on 2.6.3), and a
@@ -87,13 +87,16 @@ raced with truncate (truncate_fault: 9,505 pages left mapped past EOF in
 20 rounds on 2.6.3); and remap_file_pages() took an offset range that
 wraps (pgoff 0xffffffff), after which the next shrinking truncate
 dropped every page inside the new EOF, dirty ones included
+(remap_edges); its populate made a page truncate took while it waited
+-ENOMEM, a kill on a fault (truncate_nonlinear), and with MAP_NONBLOCK
+kept another offset's page at a slot remapped to its linear offset
 (remap_edges).""",
     'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
 i386 PAE boxes with hundreds of processes sharing a large shm segment or
 file the chains exhaust lowmem: pte_chain_capacity at 8 GB forks 987
-children on 2.6.3 before lowmem runs out, 13,847 with these patches (in
-the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per child).  File
-pages (page cache, tmpfs, SysV shm) count their ptes instead and reclaim
+children on 2.6.3 before lowmem runs out, 13,847 with these patches
+(in the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per
+child).  File pages (page cache, tmpfs, SysV shm) count their ptes instead and reclaim
 finds them through the file's vmas, indexed by offset, with trylocks,
 one vma at a time; anonymous pages keep their pte_chains.  The index
 comes first, so that no step of the series walks every vma of a file
@@ -125,8 +128,8 @@ SERIES_COVER = """%(WHAT)s
 
 It applies to 2.6.3 plus %(NTOOL)s toolchain patches that only let 2.6.3
 build and run with today's gcc, binutils, make and QEMU
-(%(NAME)s-toolchain.mbox, not part of this submission)%(NEEDS)s, on its
-own or with the other series of %(NAME)s, stacked in the order
+(%(NAME)s-toolchain.mbox, not part of this submission)%(NEEDS)s,
+and stacks with the other series of %(NAME)s in the order
 %(ORDER)s.  tools/bisect-series --series %(SERIES)s builds
 and boots every step of it%(NEEDS_BISECT)s.  Series hash %(HASH12)s.
 
@@ -255,7 +258,7 @@ def series_cover(text, release, group, order, results):
     mboxes = ', '.join(f'{release.name}-{n}.mbox' for n in group.needs)
     body = SERIES_COVER % {'WHAT': SERIES_COVERS.get(group.name, group.title), 'NTOOL': release.ntool,
                            'SERIES': group.name,
-                           'NEEDS': f' and the {needs} series ({mboxes})' if needs else '',
+                           'NEEDS': f',\non top of the {needs} series ({mboxes})' if needs else '',
                            'NEEDS_BISECT': f' on the {needs} series' if needs else '',
                            'NAME': release.name, 'ORDER': ', '.join(order),
                            'HASH12': release.hash[:12], 'RESULTS': results.strip()}
