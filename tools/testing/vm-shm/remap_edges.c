@@ -36,6 +36,15 @@
  *    through it must land at offset 0.  The populate leaves a file pte
  *    for a page it cannot map at once; it used to skip that at a slot's
  *    linear offset, which kept the pte of page 1.
+ * 9. populate racing fadvise(POSIX_FADV_DONTNEED) (-d): a child remaps
+ *    slot 0 of a window over a 2-page file to page 0 and 1 in turn
+ *    (slot 1 remapped too, so that the vma is nonlinear), dropping the
+ *    page cache before each call, while another child drops it in a
+ *    loop, for -r seconds (5): no call may fail with ENOMEM, the child
+ *    must not be killed, and slot 0 must show the page it was remapped
+ *    to.  The populate waits for the page's read; a page the other
+ *    child dropped meanwhile (i_size unchanged) was made -ENOMEM, and
+ *    a fault on a file pte got VM_FAULT_OOM.
  *
  * 5 and 6 are about a 32-bit page offset: 5 is skipped where it is 64
  * bits (a 64-bit build or kernel); 6 runs everywhere.
@@ -46,7 +55,7 @@
  * ptracer read beyond EOF.  There (release 2.6.3, no rmap_file_walks in
  * /proc/vmstat) those lines are skipped with what was seen, as long as
  * only nonlinear slots went wrong (1, 2) or the read beyond EOF was the
- * only fault (4).  5 to 8 fail on 2.6.3 itself (the fix is in the
+ * only fault (4).  5 to 9 fail on 2.6.3 itself (the fix is in the
  * fixes series): the program is run on request, not in the full run.
  */
 #define _GNU_SOURCE
@@ -83,6 +92,7 @@ static const char *const names[] = {
 	"truncate keeps pages inside EOF after pgoff 0xffffffff remap",
 	"MAP_NONBLOCK remap to the linear offset replaces the page (tmpfs)",
 	"MAP_NONBLOCK remap to the linear offset replaces the page (disk)",
+	"populate racing fadvise(DONTNEED) is not refused (disk)",
 	NULL
 };
 
@@ -91,6 +101,7 @@ static const char *const names[] = {
 static long window = 32;
 static double hog_factor = 1.2;
 static long hog_s = 240;
+static long fadv_s = 5;
 
 static const struct vm_opt opts[] = {
 	{ 'w', VM_OPT_LONG, &window, "PAGES",
@@ -98,6 +109,7 @@ static const struct vm_opt opts[] = {
 	{ 'x', VM_OPT_DOUBLE, &hog_factor, "X",
 	  "subtest 3's hog: X * mem, capped (1.2)" },
 	{ 'H', VM_OPT_LONG, &hog_s, "S", "the hog gets S seconds (240)" },
+	{ 'r', VM_OPT_LONG, &fadv_s, "S", "subtest 9 races S seconds (5)" },
 	{ 0 }
 };
 
@@ -594,6 +606,106 @@ out:
 	vm_scratch_close(fd, path);
 }
 
+/* ---- 9 ---- */
+struct fadv_shared {
+	volatile int stop, done;
+	volatile long calls, enomem, eother, wrong, drops;
+};
+
+static void fadv_mapper(char *map, int fd, struct fadv_shared *sh)
+{
+	long r, bad;
+	uint32_t exp, got;
+
+	for (r = 0; !sh->stop; r++) {
+		long pg = 1 - (r & 1);
+
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		/* slot 1 keeps the vma nonlinear; slot 0 is checked */
+		if (remap(map + BLK, BLK, r & 1, 0) || remap(map, BLK, pg, 0)) {
+			if (errno == ENOMEM)
+				sh->enomem++;
+			else
+				sh->eother++;
+			continue;
+		}
+		sh->calls++;
+		if (vm_check_blk(map, 81, pg, 1, &bad, &exp, &got))
+			sh->wrong++;
+	}
+	sh->done = 1;
+	_exit(0);
+}
+
+static void test_fadvise_race(const char *dir)
+{
+	const char *name = names[8];
+	static char buf[BLK];
+	struct fadv_shared *sh;
+	char path[256], *map;
+	pid_t ev, mp;
+	int fd, st = 0;
+	double t0;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		ktap_fail(name, "mmap: %s", strerror(errno));
+		return;
+	}
+	map = vm_scratch_map(dir, "fa", -1, 2 * BLK, 2 * BLK, path,
+			     sizeof(path), &fd);
+	if (!map) {
+		ktap_fail(name, "file: %s", strerror(errno));
+		munmap((void *)sh, sizeof(*sh));
+		return;
+	}
+	vm_fill_blk(buf, 81, 0, 1);
+	vm_pwrite_all(fd, buf, BLK, 0);
+	vm_fill_blk(buf, 81, 1, 1);
+	vm_pwrite_all(fd, buf, BLK, BLK);
+	fsync(fd);
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
+		ktap_skip(name, "no fadvise");
+		goto out;
+	}
+	vm_phase("fadvise");
+	ev = vm_fork();
+	if (ev == 0) {
+		while (!sh->stop) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			sh->drops++;
+		}
+		_exit(0);
+	}
+	mp = vm_fork();
+	if (mp == 0)
+		fadv_mapper(map, fd, sh);
+	t0 = vm_now_ms();
+	while (vm_now_ms() - t0 < fadv_s * 1000.0 && !sh->done)
+		vm_sleep_ms(200);
+	sh->stop = 1;
+	vm_wait(mp, &st, NULL);
+	vm_wait(ev, NULL, NULL);
+	vm_fig_i("fadvise_calls", sh->calls, "count");
+	vm_fig_i("fadvise_enomem", sh->enomem, "count");
+	vm_fig_i("fadvise_wrong", sh->wrong, "count");
+	if (sh->done && !sh->enomem && !sh->eother && !sh->wrong)
+		ktap_ok(name, "%ld remaps, %ld drops", sh->calls, sh->drops);
+	else if (!sh->done)
+		ktap_fail(name, "the remapping child ended with status %#x "
+			  "(%ld ENOMEM before)", st, sh->enomem);
+	else
+		ktap_fail(name, "%ld of %ld remaps failed with ENOMEM, %ld "
+			  "with another error, %ld showed another page",
+			  sh->enomem, sh->calls + sh->enomem + sh->eother,
+			  sh->eother, sh->wrong);
+out:
+	munmap(map, 2 * BLK);
+	vm_scratch_close(fd, path);
+	munmap((void *)sh, sizeof(*sh));
+}
+
 int main(int argc, char **argv)
 {
 	const char *tmp, *data;
@@ -627,7 +739,7 @@ int main(int argc, char **argv)
 	vm_fig_i("window_pages", window, "pages");
 	vm_sigbus_install(3);
 
-	ktap_header(8);
+	ktap_header(9);
 	test_refault(names[0], tmp, "tmpfs");
 	if (data)
 		test_refault(names[1], data, "disk");
@@ -648,5 +760,9 @@ int main(int argc, char **argv)
 		test_nonblock_linear(names[7], data, "disk");
 	else
 		ktap_skip(names[7], "-d is not a disk file system");
+	if (data)
+		test_fadvise_race(data);
+	else
+		ktap_skip(names[8], "-d is not a disk file system");
 	ktap_exit();
 }
