@@ -87,8 +87,9 @@ raced with truncate (truncate_fault: 9,505 pages left mapped past EOF in
 20 rounds on 2.6.3); and remap_file_pages() took an offset range that
 wraps (pgoff 0xffffffff), after which the next shrinking truncate
 dropped every page inside the new EOF, dirty ones included
-(remap_edges); its populate made a page truncate took while it waited
--ENOMEM, a kill on a fault (truncate_nonlinear), and with MAP_NONBLOCK
+(remap_edges); its populate made a page that truncate or fadvise
+dropped while it waited -ENOMEM, a kill on a fault (truncate_nonlinear,
+remap_edges), and with MAP_NONBLOCK
 kept another offset's page at a slot remapped to its linear offset
 (remap_edges).""",
     'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
