@@ -162,7 +162,6 @@ class GroupsTest(SeriesDir):
             self.assertEqual(r.stdout.split(), series.series_entries(self.SERIES), r.stderr)
 
 
-
 class NeedsTest(SeriesDir):
     """#@needs: a series tested, bisected and mailed on an earlier one."""
 

@@ -89,21 +89,21 @@ wraps (pgoff 0xffffffff), after which the next shrinking truncate
 dropped every page inside the new EOF, dirty ones included
 (remap_edges); its populate made a page that truncate or fadvise
 dropped while it waited -ENOMEM, a kill on a fault (truncate_nonlinear,
-remap_edges), and with MAP_NONBLOCK
-kept another offset's page at a slot remapped to its linear offset
-(remap_edges).""",
+remap_edges), and with MAP_NONBLOCK kept another offset's page at a
+slot remapped to its linear offset (remap_edges).""",
     'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
 i386 PAE boxes with hundreds of processes sharing a large shm segment or
 file the chains exhaust lowmem: pte_chain_capacity at 8 GB forks 987
 children on 2.6.3 before lowmem runs out, 13,847 with these patches
 (in the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per
-child).  File pages (page cache, tmpfs, SysV shm) count their ptes instead and reclaim
-finds them through the file's vmas, indexed by offset, with trylocks,
-one vma at a time; anonymous pages keep their pte_chains.  The index
-comes first, so that no step of the series walks every vma of a file
-(that walk stalled a SCHED_FIFO probe for 1.1 s); nonlinear vmas get a
-bounded sweep; a young pte keeps its page; /proc/vmstat counts the walks
-a busy lock cut short; Documentation/vm/objrmap.txt says the rules.
+child).  File pages (page cache, tmpfs, SysV shm) count their ptes
+instead and reclaim finds them through the file's vmas, indexed by
+offset, with trylocks, one vma at a time; anonymous pages keep their
+pte_chains.  The index comes first, so that no step of the series
+walks every vma of a file (that walk stalled a SCHED_FIFO probe for
+1.1 s); nonlinear vmas get a bounded sweep; a young pte keeps its page;
+/proc/vmstat counts the walks a busy lock cut short;
+Documentation/vm/objrmap.txt says the rules.
 
 The patches apply without the fixes series, but are tested, bisected
 and posted on it: without it the testcases hit two 2.6.3 bugs it mends

@@ -222,10 +222,10 @@ def base_count(variant, patches_dir=None):
     """How many commits of a variant's prepared branch, after the import,
     come before its own patches: the toolchain part, and for a series the
     series it needs (#@needs).  Its bisection and mails start there."""
-    entries = variant_entries(variant, patches_dir)
     if variant in VARIANTS:
         return toolchain_count(patches_dir)
-    return len(entries) - len(next(g for g in groups(patches_dir) if g.name == variant).entries)
+    own = next(g for g in groups(patches_dir) if g.name == variant)
+    return len(variant_entries(variant, patches_dir)) - len(own.entries)
 
 
 def extraversion(patches_dir=None):
