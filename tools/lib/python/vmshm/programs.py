@@ -13,14 +13,16 @@ from .common import Error, rel
 # The scenario programs, in the order the suite runs them.
 PROGRAMS = ['syscall_regs', 'pte_chain_capacity', 'shm_swap_storm',
             'copy_during_swap', 'many_vmas', 'fork_exit_rate', 'integrity',
-            'vm_tunables', 'truncate_nonlinear', 'reclaim_keep',
+            'vm_tunables', 'truncate_nonlinear', 'rmap_count', 'reclaim_keep',
             'idle_anon', 'shell_load', 'overcommit_copy']
 # Built with them, run only when named (--scenarios): limits and oom_locked,
 # where 2.6.3 hangs by design, so a full run of the vanilla kernel could
 # not pass; truncate_fault, index_churn and remap_edges, which 2.6.3 fails
-# (make faults); and the soak, which runs for as long as it is told (make soak).
+# (make faults); fork_file_race, the stress of the objrmap series' lazy
+# pte_chain allocation (a minute per file kind); and the soak, which runs
+# for as long as it is told (make soak).
 ON_REQUEST = ['oom_locked', 'soak', 'limits', 'truncate_fault', 'index_churn',
-              'remap_edges']
+              'remap_edges', 'fork_file_race']
 
 
 def find_programs(progs_dir):
