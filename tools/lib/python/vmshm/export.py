@@ -102,7 +102,10 @@ offset, with trylocks, one vma at a time; anonymous pages keep their
 pte_chains.  The index comes first, so that no step of the series
 walks every vma of a file (that walk stalled a SCHED_FIFO probe for
 1.1 s); nonlinear vmas get a bounded sweep; a young pte keeps its page;
-/proc/vmstat counts the walks a busy lock cut short;
+/proc/vmstat counts the walks a busy lock cut short; the paths that map
+file pages (fault, fork, mremap, install_page) stop allocating a
+pte_chain they would hand back unused (pte_chain_alloc() calls: 81,923
+to 2 over 20 faults of 2,048 pages, 11,852 to 2,855 over 100 forks);
 Documentation/vm/objrmap.txt says the rules.
 
 The patches apply without the fixes series, but are tested, bisected
