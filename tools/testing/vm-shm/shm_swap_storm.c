@@ -11,6 +11,12 @@
  * sleeping 10 ms reports the longest gap between its wakeups.  Reported:
  * swap-out/in pages, faults, the longest stall, the time until the
  * pressure had all its memory, and swap-out bytes per pressure byte.
+ * swapcache_max_kb is the largest SwapCached seen while the pressure
+ * runs (sampled every 50 ms): 2.6.3's shmem_writepage() only moves a
+ * page into the swap cache, where it waits unwritten for reclaim's next
+ * pass, so there the figure grows with the shm that reclaim queued; a
+ * kernel that starts the write at once holds only the pages under I/O
+ * or written and not yet freed.
  *
  * The touchers keep the first -H percent of the segment (25) in use, the
  * rest is filled once and left idle (a database whose buffer cache is
@@ -294,6 +300,7 @@ int main(int argc, char **argv)
 	uint64_t shm_bytes, press_bytes, seg_bytes;
 	double t0, t_press, storm_ms, press_ms;
 	long long swapout, swapin, swaptotal, needed_kb, avail_kb, shm_res_kb;
+	long long swapcache_kb, swapcache_max_kb = -1;
 	uint32_t warm, errs;
 	int hog_state = 0, ok, died;
 	long bad;
@@ -422,6 +429,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		vm_vmstat_snap(&s);
+		swapcache_kb = vm_meminfo_kb("SwapCached");
+		if (swapcache_kb > swapcache_max_kb)
+			swapcache_max_kb = swapcache_kb;
 		vm_progress("pressure %llu of %llu MB, min passes %u, "
 			    "swap-out %lld pages, stall %.0f ms",
 			    press_bytes ? (unsigned long long)
@@ -467,6 +477,7 @@ int main(int argc, char **argv)
 	vm_fig_f("swapout_per_pressure",
 		 press_bytes && swapout >= 0 ?
 		 (double)swapout * vm_pagesize / press_bytes : 0, "ratio");
+	vm_fig_i("swapcache_max_kb", swapcache_max_kb, "kB");
 	vm_fig_i("avail_at_pressure_kb", avail_kb, "kB");
 	vm_fig_i("needed_kb", needed_kb, "kB");
 	vm_fig_f("swapout_over_needed", needed_kb > 0 && swapout >= 0 ?
