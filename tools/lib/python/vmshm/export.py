@@ -52,8 +52,9 @@ starts the swap write from shmem_writepage(), and adds
 vm_cache_scan_ratio, a clean-cache-first pass of reclaim that resumes
 at an anchor in the inactive list.  These are four series, each of
 which applies to 2.6.3 on its own and is mailed apart for linux-mm
-(%(NAME)s-<series>.mbox: %(SERIES)s); this is the four stacked, as the
-%(NAME)s branch carries them.  The last patches add
+(%(NAME)s-<series>.mbox: %(SERIES)s; objrmap is tested and posted on
+the fixes series, the shmem write on the reclaim series); this is the
+four stacked, as the %(NAME)s branch carries them.  The last patches add
 Documentation/vm/objrmap.txt for the three together, a MAINTAINERS
 entry, EXTRAVERSION and the testcases (tools/testing/vm-shm).
 

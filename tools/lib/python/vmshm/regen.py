@@ -30,7 +30,7 @@ from .common import LAYOUT, Error, log, sh
 from .tree import git
 
 STACK = 'enterprise'
-ORDER = ('fixes', 'objrmap', 'shmem', 'reclaim')      # for a series file without groups
+ORDER = ('fixes', 'objrmap', 'reclaim', 'shmem')      # for a series file without groups
 
 
 def series_names(patches_dir=None):

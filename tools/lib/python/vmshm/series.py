@@ -31,7 +31,9 @@ The file is also cut into groups, one series each, by marker comments
                                  of these earlier series, not on the
                                  toolchain alone: it applies without
                                  them, but its testcases hit the 2.6.3
-                                 bugs they fix
+                                 bugs they fix (objrmap on fixes), or
+                                 without them it is worse than 2.6.3
+                                 on a scenario (shmem on reclaim)
 
 prepare's variants are vanilla (toolchain), patched (every entry, in
 order) and each #@series group but toolchain alone on the toolchain

@@ -2,7 +2,7 @@
 """The enterprise branch as the series branches stacked (tools/stack-series).
 
 The series are kept as git branches of a kernel repository, each on the
-same base (2.6.3 + the toolchain part): fixes, objrmap, shmem, reclaim.
+same base (2.6.3 + the toolchain part): fixes, objrmap, reclaim, shmem.
 The enterprise branch is those branches' commits picked in that order
 onto the base, then its own tail: the commits that are in no series (the
 documentation of the whole stack, MAINTAINERS, EXTRAVERSION, the
