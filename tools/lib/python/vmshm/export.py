@@ -53,8 +53,8 @@ vm_cache_scan_ratio, a clean-cache-first pass of reclaim that resumes
 at an anchor in the inactive list.  These are four series, each of
 which applies to 2.6.3 on its own and is mailed apart for linux-mm
 (%(NAME)s-<series>.mbox: %(SERIES)s; objrmap is tested and posted on
-the fixes series, the shmem write on the reclaim series); this is the
-four stacked, as the %(NAME)s branch carries them.  The last patches add
+the fixes series); this is the four stacked, as the %(NAME)s branch
+carries them.  The last patches add
 Documentation/vm/objrmap.txt for the three together, a MAINTAINERS
 entry, EXTRAVERSION and the testcases (tools/testing/vm-shm).
 
@@ -122,13 +122,12 @@ failed in 3 of 6, shmem_nopage() mapping past EOF); on it, 12 of 12.""",
 so the write starts only when reclaim meets the page again on the
 inactive list; until then the swap is allocated and nothing is freed.
 Start the write at once: in shm_swap_storm (256 MB, medians of 5 runs)
-the swap cache peaks at 2.6 MB instead of 36 MB.  Alone on 2.6.3 it
-costs swap-out where the old delay let a touch save a page:
-shm_swap_storm swaps out 1.34 times what the pressure needed (2.6.3:
-1.15, ranges overlapping), copy_during_swap 0.109 of the bytes read
-(0.097).  So it is tested and posted on the reclaim series, which frees
-clean page cache first; on it (10 runs per kernel) 1.22 against 2.6.3's
-1.23, and 0.0021 of the bytes read against 0.103.""",
+the swap cache peaks at 2.6 MB instead of 2.6.3's 36 MB (rank test
+p = 0.008).  Swap-out and stalls do not tell it from 2.6.3 at this
+size: the storm's swap-out over what the pressure needed was 1.34
+against 1.15 alone (p = 0.15), and on the reclaim series 1.38 against
+1.15 and 1.19 against 1.38 in two batches (p = 0.31, 0.42).  2.6.3 did
+not storm at 256 MB nor at 12 GB in our runs.""",
     'reclaim': """A file copy on a box that is swapping shm pushes the shm further into
 swap instead of dropping the file's clean pages: reclaim meets long
 runs of dirty shm on the inactive list before the clean cache behind

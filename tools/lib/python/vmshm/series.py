@@ -31,9 +31,7 @@ The file is also cut into groups, one series each, by marker comments
                                  of these earlier series, not on the
                                  toolchain alone: it applies without
                                  them, but its testcases hit the 2.6.3
-                                 bugs they fix (objrmap on fixes), or
-                                 without them it is worse than 2.6.3
-                                 on a scenario (shmem on reclaim)
+                                 bugs they fix (objrmap on fixes)
 
 prepare's variants are vanilla (toolchain), patched (every entry, in
 order) and each #@series group but toolchain alone on the toolchain
