@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""vmshm.spread: grouping, medians and the ratio column."""
+"""vmshm.spread: grouping, medians, the ratio and rank-test columns."""
 import json
 import tempfile
 import unittest
@@ -71,10 +71,28 @@ class SpreadTest(unittest.TestCase):
                          [10, 20, 30])
         groups = ['vanilla-up c1 m256 icount', 'patched-up c1 m256 icount']
         out = spread.table(sp, groups).splitlines()
+        self.assertEqual(out[0], '| figure | kernel | n | min | median | max '
+                         '| median / vanilla-up c1 m256 icount '
+                         '| p (rank test against vanilla-up c1 m256 icount) |')
+        self.assertEqual(out[1], '|---|---|---|---|---|---|---|---|')
         self.assertEqual(out[2], '| p.rate | vanilla-up c1 m256 icount '
-                         '| 3 | 10 | 20 | 30 | 1 |')
+                         '| 3 | 10 | 20 | 30 | 1 |  |')
+        # 18 22 24 against 10 20 30: ranks 2, 4, 5, as close to the mean
+        # rank sum as a sum of three ranks can be
         self.assertEqual(out[3], '| p.rate | patched-up c1 m256 icount '
-                         '| 3 | 18 | 22 | 24 | 1.1 |')
+                         '| 3 | 18 | 22 | 24 | 1.1 | 1.000 |')
+
+    def test_p_column_needs_three_runs(self):
+        sp = {'f': {'a': [1, 2, 3, 4, 5], 'b': [6, 7, 8, 9, 10],
+                    'c': [6, 7]}}
+        out = spread.table(sp, ['a', 'b', 'c']).splitlines()
+        self.assertEqual(out[2], '| f | a | 5 | 1 | 3 | 5 | 1 |  |')
+        self.assertEqual(out[3], '| f | b | 5 | 6 | 8 | 10 | 2.667 | 0.008 |')
+        self.assertEqual(out[4], '| f | c | 2 | 6 | 6.5 | 7 | 2.167 | - |')
+        # a base with fewer than three runs: no p anywhere
+        sp = {'f': {'a': [1, 2], 'b': [6, 7, 8]}}
+        out = spread.table(sp, ['a', 'b']).splitlines()
+        self.assertTrue(out[3].endswith('| - |'))
 
     def test_non_numbers_are_left_out(self):
         sp = spread.spread(spread.load(self.paths), '.')
@@ -86,6 +104,33 @@ class SpreadTest(unittest.TestCase):
 
     def test_no_runs(self):
         self.assertIsNone(spread.report([str(self.dir / 'none')], '.', 'v'))
+
+
+class RankTestTest(unittest.TestCase):
+    def test_separated_five_against_five(self):
+        # the smallest p five runs against five can give
+        self.assertAlmostEqual(spread.rank_test([1, 2, 3, 4, 5],
+                                                [6, 7, 8, 9, 10]), 2 / 252)
+        self.assertAlmostEqual(spread.rank_test([6, 7, 8, 9, 10],
+                                                [1, 2, 3, 4, 5]), 2 / 252)
+
+    def test_three_against_three_never_below_0_1(self):
+        self.assertAlmostEqual(spread.rank_test([1, 2, 3], [4, 5, 6]), 0.1)
+
+    def test_identical_samples(self):
+        self.assertEqual(spread.rank_test([1, 2, 3], [1, 2, 3]), 1.0)
+        self.assertEqual(spread.rank_test([4, 4, 4], [4, 4, 4]), 1.0)
+
+    def test_ties_get_midranks(self):
+        # ranks 1, 3, 3, 5.5 against 3, 5.5, 7, 8: 14 of the 70 draws of
+        # four ranks are as far from the mean rank sum (18) as 12.5
+        self.assertAlmostEqual(spread.rank_test([1, 2, 2, 3], [2, 3, 4, 5]),
+                               14 / 70)
+
+    def test_too_large_or_empty(self):
+        self.assertIsNotNone(spread.rank_test(range(10), range(10, 20)))
+        self.assertIsNone(spread.rank_test(range(11), range(11, 21)))
+        self.assertIsNone(spread.rank_test([], [1, 2, 3]))
 
 
 if __name__ == '__main__':
