@@ -102,7 +102,7 @@ class ExportTest(unittest.TestCase):
             mbox = (scratch.layout.build / 'export' / 'vmshm5-one.mbox').read_text()
             self.assertIn('Subject: [PATCH 2.6.3 one 0/1] say world\n', mbox)
             self.assertIn('Subject: [PATCH 2.6.3 one 1/1] mm: say world\n', mbox)
-            self.assertIn('No run of this series alone', mbox)
+            self.assertIn('No headline run of this series alone', mbox)
             self.assertIn(' mm/memory.c | 1 +\n', mbox)           # the cover letter's diffstat
         finally:
             scratch.close()

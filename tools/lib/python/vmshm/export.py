@@ -258,14 +258,16 @@ def mails(src, release, out, layout):
 
 def series_results(layout, name):
     """What a series' cover letter says of its own runs: the README's rows
-    measured with it alone, or that there are none yet."""
+    measured with it alone, or where its runs are if the headline has
+    none."""
     from . import headline
     table = headline.table(layout.results, other=name)
     if table:
         return f'Measured with this series alone on 2.6.3 (results/ of the project):\n\n{table}'
-    return ('No run of this series alone is in the project\'s results/ yet: the\n'
-            'figures above and in the changelogs are of the stacked series, as\n'
-            'each changelog says.')
+    return ('No headline run of this series alone is in the project\'s results/:\n'
+            'the figures above and in the changelogs say which kernels they\n'
+            'compare; the runs of each series alone against 2.6.3 are in\n'
+            'results/issue15/ (its README has the tables).')
 
 
 def series_cover(text, release, group, order, results):
