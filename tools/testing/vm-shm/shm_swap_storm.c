@@ -14,9 +14,11 @@
  * swapcache_max_kb is the largest SwapCached seen while the pressure
  * runs (sampled every 50 ms): 2.6.3's shmem_writepage() only moves a
  * page into the swap cache, where it waits unwritten for reclaim's next
- * pass, so there the figure grows with the shm that reclaim queued; a
- * kernel that starts the write at once holds only the pages under I/O
- * or written and not yet freed.
+ * pass, so there the figure grows with the shm that reclaim queued.  It
+ * also counts pages under I/O, written pages not yet freed, anonymous
+ * swap cache and swap readahead, so it bounds that backlog from above
+ * and does not measure it: userspace cannot see which swap cache pages
+ * are still unwritten.
  *
  * The touchers keep the first -H percent of the segment (25) in use, the
  * rest is filled once and left idle (a database whose buffer cache is
