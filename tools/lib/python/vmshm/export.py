@@ -103,9 +103,8 @@ tables had filled highmem.  Alone, under QEMU -icount (5 runs each), a
 fork of a process with 3,000 file vmas takes 1.061 times 2.6.3's time
 and SDET-like scripts run 1.056 times as fast.  File pages (page cache,
 tmpfs, SysV shm) count their ptes instead and reclaim finds them
-through the file's vmas, indexed by
-offset, with trylocks, one vma at a time; anonymous pages keep their
-pte_chains.  The index comes first, so that no step of the series
+through the file's vmas, indexed by offset, with trylocks, one vma at
+a time; anonymous pages keep their pte_chains.  The index comes first, so that no step of the series
 walks every vma of a file (that walk stalled a SCHED_FIFO probe for
 1.1 s); nonlinear vmas get a bounded sweep; a young pte keeps its page;
 /proc/vmstat counts the walks a busy lock cut short; the paths that map
