@@ -95,23 +95,23 @@ slot remapped to its linear offset (remap_edges).""",
     'objrmap': """2.6 tracks every pte of every page with a pte_chain in ZONE_NORMAL.  On
 i386 PAE boxes with hundreds of processes sharing a large shm segment or
 file the chains exhaust lowmem: pte_chain_capacity at 8 GB forks 987
-children on 2.6.3 before lowmem runs out, 13,847 with these patches
-(in the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per
-child); this series alone (on the fixes) forked 13,750 before lowmem
-ran out, with 163 bytes of pte_chain per child: its 6.9 GB of page
-tables had filled highmem.  Alone, under QEMU -icount (5 runs each), a
-fork of a process with 3,000 file vmas takes 1.061 times 2.6.3's time
-and SDET-like scripts run 1.056 times as fast.  File pages (page cache,
-tmpfs, SysV shm) count their ptes instead and reclaim finds them
-through the file's vmas, indexed by offset, with trylocks, one vma at
-a time; anonymous pages keep their pte_chains.  The index comes first, so that no step of the series
-walks every vma of a file (that walk stalled a SCHED_FIFO probe for
-1.1 s); nonlinear vmas get a bounded sweep; a young pte keeps its page;
-/proc/vmstat counts the walks a busy lock cut short; the paths that map
-file pages (fault, fork, mremap, install_page) stop allocating a
-pte_chain they would hand back unused (pte_chain_alloc() calls: 81,923
-to 2 over 20 faults of 2,048 pages, 11,852 to 2,855 over 100 forks);
-Documentation/vm/objrmap.txt says the rules.
+children on 2.6.3 before lowmem runs out, 13,847 with these patches (in
+the whole vmshm1 stack; 701 kB against 163 bytes of pte_chain per
+child); this series alone (on the fixes) forked 13,750 before lowmem ran
+out, with 163 bytes of pte_chain per child: its 6.9 GB of page tables
+had filled highmem.  Alone, under QEMU -icount (5 runs each), a fork of
+a process with 3,000 file vmas takes 1.061 times 2.6.3's time and
+SDET-like scripts run 1.056 times as fast.  File pages (page cache,
+tmpfs, SysV shm) count their ptes instead and reclaim finds them through
+the file's vmas, indexed by offset, with trylocks, one vma at a time;
+anonymous pages keep their pte_chains.  The index comes first, so that
+no step of the series walks every vma of a file (that walk stalled a
+SCHED_FIFO probe for 1.1 s); nonlinear vmas get a bounded sweep; a young
+pte keeps its page; /proc/vmstat counts the walks a busy lock cut short;
+the paths that map file pages (fault, fork, mremap, install_page) stop
+allocating a pte_chain they would hand back unused (pte_chain_alloc()
+calls: 81,923 to 2 over 20 faults of 2,048 pages, 11,852 to 2,855 over
+100 forks); Documentation/vm/objrmap.txt says the rules.
 
 The patches apply without the fixes series, but are tested, bisected
 and posted on it: without it the testcases hit two 2.6.3 bugs it mends
