@@ -19,10 +19,11 @@ PROGRAMS = ['syscall_regs', 'pte_chain_capacity', 'shm_swap_storm',
 # where 2.6.3 hangs by design, so a full run of the vanilla kernel could
 # not pass; truncate_fault, index_churn and remap_edges, which 2.6.3 fails
 # (make faults); fork_file_race, the stress of the objrmap series' lazy
-# pte_chain allocation (a minute per file kind); and the soak, which runs
-# for as long as it is told (make soak).
+# pte_chain allocation (a minute per file kind); shm_wb_race, shm swap-out
+# raced with truncate, SHM_LOCK, fork/exit and swapoff (a minute); and the
+# soak, which runs for as long as it is told (make soak).
 ON_REQUEST = ['oom_locked', 'soak', 'limits', 'truncate_fault', 'index_churn',
-              'remap_edges', 'fork_file_race']
+              'remap_edges', 'fork_file_race', 'shm_wb_race']
 
 
 def find_programs(progs_dir):
